@@ -1,0 +1,5 @@
+"""Run the CLI with `python -m nonseq`."""
+
+from nonseq.cli import main
+
+main()

@@ -1,0 +1,89 @@
+"""The `nonseq` command line: a thin typer layer over the services."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Any
+
+import click
+import typer
+from typer.core import TyperGroup
+
+from nonseq import __version__
+from nonseq.commands import _common
+from nonseq.errors import NonseqError
+
+
+class NonseqGroup(TyperGroup):
+    """Root group: NonseqError becomes one red line and a non-zero exit; Ctrl-C exits 130."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """Run the command; turn expected errors into one-line messages."""
+        try:
+            return super().invoke(ctx)
+        except NonseqError as exc:
+            if isinstance(ctx.obj, _common.State) and ctx.obj.debug:
+                raise
+            _common.err_console.print(f"[red]error:[/red] {exc}", soft_wrap=True)
+            raise typer.Exit(exc.exit_code) from None
+        except KeyboardInterrupt:
+            _common.err_console.print("[yellow]interrupted[/yellow]: progress so far is saved; "
+                                      "run the same command again to resume")
+            raise typer.Exit(130) from None
+        finally:
+            if isinstance(ctx.obj, _common.State):
+                ctx.obj.close()
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        """Commands in the order they were added (the order of the workflow)."""
+        return list(self.commands)
+
+
+app = typer.Typer(
+    cls=NonseqGroup,
+    help="NonSequitur: turn a queue of topics into researched, grounded articles.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+    rich_markup_mode="rich",
+)
+
+
+def _version(value: bool) -> None:
+    """Print the version and exit."""
+    if value:
+        typer.echo(f"nonseq {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    ctx: typer.Context,
+    config: Annotated[str | None, typer.Option(
+        "--config", "-c", help="config.toml to use (else $NONSEQ_CONFIG, else ./config.toml)")] = None,
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors")] = False,
+    version: Annotated[bool, typer.Option(
+        "--version", callback=_version, is_eager=True, help="Print the version and exit")] = False,
+) -> None:
+    """NonSequitur: turn a queue of topics into researched, grounded articles."""
+    ctx.obj = _common.State(config=config, debug=debug)
+
+
+def _register() -> None:
+    """Attach every command group (modules import their services lazily)."""
+    from nonseq.commands import config_cmd, doctor_cmd, queue_cmd
+
+    config_cmd.register(app)
+    queue_cmd.register(app)
+    doctor_cmd.register(app)
+
+
+_register()
+
+
+def main() -> None:
+    """Entry point of the `nonseq` script."""
+    try:
+        app()
+    except KeyboardInterrupt:  # pragma: no cover - interrupted before a command started
+        sys.exit(130)

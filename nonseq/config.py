@@ -1,0 +1,387 @@
+"""Settings: config.toml found, validated once, overridden by NONSEQ_<SECTION>__<KEY> variables."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from nonseq.errors import ConfigError
+
+ENV_PREFIX = "NONSEQ_"
+DEFAULT_CATEGORIES = [
+    "ai", "software", "hardware", "security", "science", "health",
+    "space", "climate", "business", "finance", "policy", "culture",
+]
+
+
+class Section(BaseModel):
+    """Base for a config section: unknown keys are errors."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class PathsSettings(Section):
+    """[paths] Where nonseq keeps its data (relative paths resolve from the config file)."""
+
+    data_dir: str = Field(".nonseq", description="Workspace: SQLite database, embedded Qdrant, caches")
+    articles_dir: str = Field("articles", description="Where written articles go")
+    personas_dir: str = Field("personas", description="Author voices, one folder or file each")
+    schemas_dir: str = Field("", description="Article schemas; empty = the bundled ones")
+
+
+class SearxngSettings(Section):
+    """[searxng] The SearXNG instance used for web search (JSON API)."""
+
+    url: str = Field("http://127.0.0.1:8888", description="Base URL of SearXNG")
+    pages: int = Field(2, ge=1, le=10, description="Result pages fetched per query")
+    language: str = Field("en", description="Search language")
+    categories: str = Field("general", description="SearXNG categories, comma separated")
+    timeout: float = Field(15.0, gt=0, description="Seconds per request")
+    retries: int = Field(3, ge=0, le=10, description="Retries on 429, 5xx and timeouts")
+    max_results: int = Field(40, ge=1, le=500, description="Most results kept per topic")
+    port: int = Field(8888, ge=1024, le=65535, description="Port of `nonseq searxng start`")
+
+
+class FetchSettings(Section):
+    """[fetch] Fetching pages: limits, politeness and the SSRF guard."""
+
+    concurrency: int = Field(8, ge=1, le=128, description="Requests in flight overall")
+    per_domain: int = Field(2, ge=1, le=32, description="Requests in flight per domain")
+    timeout: float = Field(20.0, gt=0, description="Seconds per page (total)")
+    max_bytes: int = Field(5_000_000, ge=1000, description="Largest body read; more is cut")
+    max_redirects: int = Field(5, ge=0, le=20, description="Redirects followed")
+    user_agent: str = Field(
+        "NonSequitur/0.1 (research assistant; +https://pypi.org/project/nonseq/)",
+        description="User-Agent header",
+    )
+    respect_robots: bool = Field(True, description="Obey robots.txt (cached per host)")
+    allow_private: bool = Field(
+        False, description="Allow private/loopback addresses (SSRF guard off); for local tests"
+    )
+    allow_hosts: list[str] = Field(
+        default_factory=list,
+        description="Hosts, IPs or CIDRs allowed even though private (e.g. 127.0.0.1)",
+    )
+
+
+class QdrantSettings(Section):
+    """[qdrant] The vector store: embedded on disk by default, or a server."""
+
+    url: str = Field("", description="Qdrant server URL; empty = embedded local mode on disk")
+    api_key: str = Field("", description="API key for a Qdrant server")
+    path: str = Field("", description="Embedded store folder; empty = <data_dir>/qdrant")
+    batch_size: int = Field(128, ge=1, le=4096, description="Points per upsert")
+    timeout: float = Field(30.0, gt=0, description="Seconds per server request")
+
+
+class EmbeddingSettings(Section):
+    """[embedding] The dense embedder."""
+
+    backend: Literal["fastembed", "sentence-transformers", "ollama"] = Field(
+        "fastembed", description="fastembed (ONNX, default), sentence-transformers or ollama"
+    )
+    model: str = Field(
+        "all-MiniLM-L6-v2",
+        description="Model name; the default is the bundled int8 ONNX all-MiniLM-L6-v2",
+    )
+    model_path: str = Field("", description="Local model folder (fastembed/sentence-transformers)")
+    ollama_url: str = Field("http://127.0.0.1:11434", description="Ollama server for embeddings")
+    batch_size: int = Field(32, ge=1, le=1024, description="Texts per embedding batch")
+    threads: int = Field(0, ge=0, le=256, description="ONNX threads; 0 = all cores")
+
+
+class SparseSettings(Section):
+    """[sparse] The BM25 sparse encoder and pre-ranker (same tokenizer, stemmer, stopwords)."""
+
+    language: str = Field("english", description="Snowball stemmer and stopword language")
+    k1: float = Field(1.2, gt=0, le=5, description="BM25 term-frequency saturation")
+    b: float = Field(0.75, ge=0, le=1, description="BM25 length normalisation")
+
+
+class ResearchSettings(Section):
+    """[research] Extraction and chunking."""
+
+    chunk_tokens: int = Field(200, ge=32, le=512, description="Chunk size in embedding tokens")
+    chunk_overlap: int = Field(40, ge=0, le=256, description="Overlap between chunks, in tokens")
+    min_text_chars: int = Field(400, ge=0, description="Pages with less main text are dropped")
+    max_pages: int = Field(30, ge=1, le=500, description="Most pages fetched per topic")
+
+
+class RerankSettings(Section):
+    """[rerank] The reranker that orders the candidate pool."""
+
+    backend: Literal["cross-encoder", "fastembed", "bi-encoder", "none"] = Field(
+        "cross-encoder",
+        description="cross-encoder (sentence-transformers), fastembed (ONNX) or bi-encoder",
+    )
+    model: str = Field("BAAI/bge-reranker-v2-m3", description="Cross-encoder model name")
+    model_path: str = Field("", description="Local folder of the cross-encoder")
+    batch_size: int = Field(16, ge=1, le=512, description="Pairs per batch")
+    max_length: int = Field(512, ge=16, le=8192, description="Tokens per query+passage pair")
+    fallback: Literal["bi-encoder", "none"] = Field(
+        "bi-encoder", description="What to use when the model cannot be loaded"
+    )
+
+
+class LLMSettings(Section):
+    """[llm] The language model used for gap analysis, fact extraction and writing."""
+
+    backend: Literal["llamacpp", "ollama", "openai", "mlx"] = Field(
+        "llamacpp",
+        description="llamacpp (in-process GGUF, default), ollama, openai (compatible server) or mlx",
+    )
+    model: str = Field(
+        "",
+        description="Model name; empty = the backend's default "
+        "(ollama: qwen3:8b, openai: the server's first model, llamacpp: from the file)",
+    )
+    model_path: str = Field("", description="GGUF file for llamacpp; empty = bundled SmolLM2-135M")
+    url: str = Field(
+        "",
+        description="Server URL; empty = ollama http://127.0.0.1:11434 (or OLLAMA_HOST), "
+        "openai http://127.0.0.1:8080/v1",
+    )
+    api_key: str = Field("", description="API key for an OpenAI-compatible server")
+    temperature: float = Field(0.4, ge=0, le=2, description="Sampling temperature")
+    max_tokens: int = Field(1200, ge=16, le=32768, description="Most tokens generated per call")
+    context_window: int = Field(8192, ge=512, le=262144, description="Model context in tokens")
+    timeout: float = Field(300.0, gt=0, description="Seconds per call (whole generation)")
+    retries: int = Field(2, ge=0, le=10, description="Retries on connection errors")
+    json_retries: int = Field(
+        2, ge=0, le=10, description="Retries when a JSON answer does not match its schema"
+    )
+    seed: int = Field(0, ge=0, description="Sampling seed (0 = random)")
+    threads: int = Field(2, ge=0, le=256, description="llamacpp CPU threads; 0 = all cores")
+    gpu_layers: int = Field(0, ge=-1, le=1000, description="llamacpp layers on the GPU; -1 = all")
+
+
+class RetrievalSettings(Section):
+    """[retrieval] The retrieval chain."""
+
+    prerank_top: int = Field(100, ge=1, le=10000, description="Research chunks after BM25")
+    dedup_threshold: float = Field(0.92, gt=0, le=1, description="Cosine at which chunks are dups")
+    trust_prior: float = Field(0.1, ge=0, le=1, description="Weight of domain trust in final score")
+    normalize: bool = Field(True, description="Min-max each source group before weighting")
+    weight_research: float = Field(1.0, ge=0, le=1, description="Weight of research chunks")
+    weight_knowledge: float = Field(0.85, ge=0, le=1, description="Weight of knowledge chunks")
+    weight_evergreen: float = Field(0.70, ge=0, le=1, description="Weight of evergreen chunks")
+    weight_persona: float = Field(0.60, ge=0, le=1, description="Weight of persona chunks")
+    final_top: int = Field(20, ge=1, le=500, description="Research facts given to the writer")
+    per_url_max: int = Field(3, ge=1, le=100, description="Most chunks from one URL")
+    knowledge_top: int = Field(20, ge=0, le=500, description="Knowledge chunks by similarity")
+    evergreen_top: int = Field(6, ge=0, le=100, description="Evergreen chunks in the prompt")
+    persona_top: int = Field(4, ge=0, le=50, description="Voice chunks in the prompt")
+    scroll_limit: int = Field(
+        50000, ge=100, description="Largest collection scrolled whole; bigger ones use hybrid RRF"
+    )
+
+
+class GateSettings(Section):
+    """[gate] The suitability gate before writing."""
+
+    min_chunks: int = Field(5, ge=0, description="Hard: research chunks needed")
+    min_mean_score: float = Field(0.25, ge=0, le=1, description="Mean rerank score of top chunks")
+    score_top_k: int = Field(10, ge=1, le=1000, description="How many top chunks the mean covers")
+    min_domains: int = Field(2, ge=0, description="Soft: distinct domains needed")
+    uber_passes: int = Field(1, ge=0, le=5, description="Automatic Uber Research passes on THIN")
+
+
+class NightSettings(Section):
+    """[night] Unattended night runs."""
+
+    max_topics: int = Field(10, ge=1, le=1000, description="Topics per night run")
+    log_file: str = Field("night.jsonl", description="JSON-lines log, relative to data_dir")
+
+
+class CategoriesSettings(Section):
+    """[categories] Topic categories."""
+
+    names: list[str] = Field(
+        default_factory=lambda: list(DEFAULT_CATEGORIES), description="Allowed topic categories"
+    )
+
+    @field_validator("names")
+    @classmethod
+    def _check_names(cls, names: list[str]) -> list[str]:
+        """Names are lower-case slugs, at least one, no duplicates."""
+        cleaned = [n.strip().lower() for n in names]
+        if not cleaned:
+            raise ValueError("at least one category is needed")
+        bad = [n for n in cleaned if not n.replace("-", "").replace("_", "").isalnum()]
+        if bad:
+            raise ValueError(f"categories must be letters, digits, - or _ (got {bad[0]!r})")
+        if len(set(cleaned)) != len(cleaned):
+            raise ValueError("categories must be unique")
+        return cleaned
+
+
+class Settings(BaseModel):
+    """All settings, one attribute per config.toml section."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    paths: PathsSettings = Field(default_factory=PathsSettings)
+    searxng: SearxngSettings = Field(default_factory=SearxngSettings)
+    fetch: FetchSettings = Field(default_factory=FetchSettings)
+    qdrant: QdrantSettings = Field(default_factory=QdrantSettings)
+    embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
+    sparse: SparseSettings = Field(default_factory=SparseSettings)
+    research: ResearchSettings = Field(default_factory=ResearchSettings)
+    rerank: RerankSettings = Field(default_factory=RerankSettings)
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+    retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
+    gate: GateSettings = Field(default_factory=GateSettings)
+    night: NightSettings = Field(default_factory=NightSettings)
+    categories: CategoriesSettings = Field(default_factory=CategoriesSettings)
+
+    #: The folder relative paths resolve from (the config file's folder, or the cwd).
+    base_dir: Path = Field(default_factory=Path.cwd, exclude=True)
+    #: The config file these settings came from, if any.
+    source: Path | None = Field(None, exclude=True)
+
+    def resolve(self, value: str) -> Path:
+        """A path setting resolved against the config file's folder."""
+        path = Path(value).expanduser()
+        return path if path.is_absolute() else (self.base_dir / path).resolve()
+
+    @property
+    def data_dir(self) -> Path:
+        """The workspace folder."""
+        return self.resolve(self.paths.data_dir)
+
+
+SECTIONS = [name for name in Settings.model_fields if name not in ("base_dir", "source")]
+
+
+def find_config(explicit: str | Path | None = None) -> Path | None:
+    """The config file: --config, then NONSEQ_CONFIG, then ./config.toml; None when there is none."""
+    if explicit:
+        path = Path(explicit).expanduser()
+        if not path.is_file():
+            raise ConfigError(f"config file not found: {path}")
+        return path.resolve()
+    env = os.environ.get(f"{ENV_PREFIX}CONFIG")
+    if env:
+        path = Path(env).expanduser()
+        if not path.is_file():
+            raise ConfigError(f"config file not found: {path} (from {ENV_PREFIX}CONFIG)")
+        return path.resolve()
+    local = Path.cwd() / "config.toml"
+    return local.resolve() if local.is_file() else None
+
+
+def _parse_env_value(raw: str) -> Any:
+    """Parse an environment value as a TOML literal (true, 3, [..]) or keep it as a string."""
+    try:
+        return tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        return raw
+
+
+def env_overrides(environ: dict[str, str] | None = None) -> dict[str, dict[str, Any]]:
+    """Collect NONSEQ_<SECTION>__<KEY> variables into {section: {key: value}}."""
+    environ = dict(os.environ if environ is None else environ)
+    overrides: dict[str, dict[str, Any]] = {}
+    for name, raw in environ.items():
+        if not name.startswith(ENV_PREFIX) or "__" not in name:
+            continue
+        section, _, key = name[len(ENV_PREFIX):].lower().partition("__")
+        if section not in SECTIONS:
+            raise ConfigError(f"{name}: unknown section {section!r} (one of {', '.join(SECTIONS)})")
+        overrides.setdefault(section, {})[key] = _parse_env_value(raw)
+    return overrides
+
+
+def _format_error(err: ValidationError, origin: str) -> str:
+    """One line naming the first bad key and what is allowed."""
+    first = err.errors()[0]
+    key = ".".join(str(p) for p in first["loc"])
+    msg = first["msg"]
+    if first["type"] == "extra_forbidden":
+        section = str(first["loc"][0])
+        field = Settings.model_fields.get(section)
+        if len(first["loc"]) == 1:
+            msg = f"unknown section (allowed: {', '.join(SECTIONS)})"
+        elif field is not None:
+            allowed = ", ".join(field.annotation.model_fields)  # type: ignore[union-attr]
+            msg = f"unknown key (allowed in [{section}]: {allowed})"
+    given = first.get("input")
+    shown = f" (got {given!r})" if given is not None and not isinstance(given, dict) else ""
+    return f"{origin}: {key}: {msg}{shown}"
+
+
+def _merge(base: dict[str, Any], extra: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Overlay per-section overrides on a parsed config."""
+    merged = {k: dict(v) if isinstance(v, dict) else v for k, v in base.items()}
+    for section, values in extra.items():
+        merged.setdefault(section, {})
+        if not isinstance(merged[section], dict):
+            raise ConfigError(f"config: [{section}] must be a table")
+        merged[section].update(values)
+    return merged
+
+
+def load_settings(
+    explicit: str | Path | None = None, environ: dict[str, str] | None = None
+) -> Settings:
+    """Find, parse, merge and validate the settings once."""
+    path = find_config(explicit)
+    data: dict[str, Any] = {}
+    if path is not None:
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+        except OSError as exc:
+            raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    origin = str(path) if path else "settings"
+    try:
+        data = _merge(data, env_overrides(environ))
+        settings = Settings.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(_format_error(exc, origin)) from None
+    settings.base_dir = path.parent if path else Path.cwd()
+    settings.source = path
+    return settings
+
+
+def _toml_value(value: Any) -> str:
+    """Render a Python value as a TOML literal."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    return repr(value)
+
+
+def render_toml(settings: Settings | None = None, comments: bool = True) -> str:
+    """The settings as a commented config.toml (defaults when none are given)."""
+    settings = settings or Settings()
+    lines = ["# NonSequitur configuration. Every key is optional; these are the defaults.",
+             "# Environment variables NONSEQ_<SECTION>__<KEY> override single keys.", ""]
+    for name in SECTIONS:
+        section = getattr(settings, name)
+        if comments and section.__doc__:
+            lines.append(f"# {section.__doc__.split('] ', 1)[-1]}")
+        lines.append(f"[{name}]")
+        for key, field in type(section).model_fields.items():
+            if comments and field.description:
+                lines.append(f"# {field.description}")
+            lines.append(f"{key} = {_toml_value(getattr(section, key))}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def settings_dict(settings: Settings) -> dict[str, Any]:
+    """The effective settings as a plain dict, secrets masked."""
+    data = settings.model_dump(mode="json")
+    for section in ("qdrant", "llm"):
+        if data[section].get("api_key"):
+            data[section]["api_key"] = "***"
+    return data

@@ -1,0 +1,157 @@
+"""SQLite state: connection, numbered migrations, and small row helpers."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+
+from nonseq.errors import WorkspaceBusyError
+
+
+def now() -> str:
+    """The current UTC time as ISO 8601 (seconds)."""
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _run_script(conn: sqlite3.Connection, script: str) -> None:
+    """Run ;-separated DDL statements inside the caller's transaction (executescript commits)."""
+    for statement in script.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+
+
+def m001_initial(conn: sqlite3.Connection) -> None:
+    """Topics, their stage history and fetched sources."""
+    _run_script(
+        conn,
+        """
+        CREATE TABLE topics (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            title TEXT NOT NULL,
+            slug TEXT NOT NULL UNIQUE,
+            category TEXT NOT NULL,
+            focus TEXT NOT NULL DEFAULT '',
+            sub_queries TEXT NOT NULL DEFAULT '[]',
+            persona TEXT NOT NULL DEFAULT '',
+            schema TEXT NOT NULL DEFAULT 'explainer',
+            priority INTEGER NOT NULL DEFAULT 0,
+            stage TEXT NOT NULL DEFAULT 'queued',
+            error TEXT NOT NULL DEFAULT '',
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        );
+        CREATE TABLE stage_history (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            topic_id INTEGER NOT NULL REFERENCES topics(id) ON DELETE CASCADE,
+            from_stage TEXT,
+            to_stage TEXT NOT NULL,
+            reason TEXT NOT NULL DEFAULT '',
+            data TEXT NOT NULL DEFAULT '',
+            at TEXT NOT NULL
+        );
+        CREATE INDEX stage_history_topic ON stage_history(topic_id);
+        CREATE TABLE sources (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            topic_id INTEGER REFERENCES topics(id) ON DELETE CASCADE,
+            url TEXT NOT NULL,
+            final_url TEXT NOT NULL DEFAULT '',
+            domain TEXT NOT NULL DEFAULT '',
+            status INTEGER,
+            outcome TEXT NOT NULL,
+            reason TEXT NOT NULL DEFAULT '',
+            bytes INTEGER NOT NULL DEFAULT 0,
+            seconds REAL NOT NULL DEFAULT 0,
+            title TEXT NOT NULL DEFAULT '',
+            content_hash TEXT NOT NULL DEFAULT '',
+            trust_boost REAL NOT NULL DEFAULT 0,
+            at TEXT NOT NULL,
+            UNIQUE(topic_id, url)
+        );
+        CREATE INDEX sources_topic ON sources(topic_id);
+        """
+    )
+
+
+def m002_facts_and_runs(conn: sqlite3.Connection) -> None:
+    """Facts under review and night-run records."""
+    _run_script(
+        conn,
+        """
+        CREATE TABLE facts (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            topic_slug TEXT NOT NULL,
+            category TEXT NOT NULL,
+            url TEXT NOT NULL DEFAULT '',
+            title TEXT NOT NULL DEFAULT '',
+            text TEXT NOT NULL,
+            evergreen INTEGER NOT NULL DEFAULT 0,
+            status TEXT NOT NULL DEFAULT 'pending',
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        );
+        CREATE INDEX facts_topic ON facts(topic_slug);
+        CREATE TABLE night_runs (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            started_at TEXT NOT NULL,
+            finished_at TEXT,
+            summary TEXT NOT NULL DEFAULT '{}'
+        );
+        """
+    )
+
+
+#: Numbered migrations, applied in order and recorded in schema_migrations.
+MIGRATIONS: list[tuple[str, Callable[[sqlite3.Connection], None]]] = [
+    ("m001_initial", m001_initial),
+    ("m002_facts_and_runs", m002_facts_and_runs),
+]
+
+
+def migrate(conn: sqlite3.Connection) -> list[str]:
+    """Apply the migrations not yet recorded; return the names applied."""
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT)"
+    )
+    done = {row[0] for row in conn.execute("SELECT name FROM schema_migrations")}
+    applied = []
+    for name, func in MIGRATIONS:
+        if name in done:
+            continue
+        with transaction(conn):
+            func(conn)
+            conn.execute("INSERT INTO schema_migrations VALUES (?, ?)", (name, now()))
+        applied.append(name)
+    return applied
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """Open (and migrate) the SQLite database in WAL mode."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(path, timeout=10, isolation_level=None, check_same_thread=False)
+    conn.row_factory = sqlite3.Row
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA foreign_keys=ON")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        migrate(conn)
+    except sqlite3.OperationalError as exc:
+        conn.close()
+        if "locked" in str(exc):
+            raise WorkspaceBusyError(f"database {path} is locked by another process") from None
+        raise
+    return conn
+
+
+@contextmanager
+def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """BEGIN IMMEDIATE … COMMIT, rolled back on any error (Ctrl-C included)."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")

@@ -1,0 +1,1 @@
+"""Index adapters: dense embedders, the sparse BM25 encoder and the Qdrant store."""

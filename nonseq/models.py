@@ -1,0 +1,343 @@
+"""Plain data types that flow between stages: topics, sources, chunks, candidates, verdicts, facts."""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
+from typing import Any
+
+#: Namespace for deterministic point ids (uuid5).
+POINT_NAMESPACE = uuid.UUID("6f1c2b8e-4d0a-5b7e-9a31-2c4e5f607182")
+
+#: The payload keys every Qdrant point carries, in this order.
+PAYLOAD_KEYS: tuple[str, ...] = (
+    "topic_slug",
+    "category",
+    "url",
+    "domain",
+    "title",
+    "published",
+    "content_hash",
+    "trust_boost",
+    "source_kind",
+    "position",
+    "text",
+)
+
+
+class Stage(StrEnum):
+    """Where a topic is in its life."""
+
+    QUEUED = "queued"
+    RESEARCHING = "researching"
+    RESEARCHED = "researched"
+    GATED = "gated"
+    THIN = "thin"
+    WRITING = "writing"
+    WRITTEN = "written"
+    INSUFFICIENT = "insufficient_research"
+    FAILED = "failed"
+
+
+class SourceKind(StrEnum):
+    """Which source group a chunk belongs to."""
+
+    RESEARCH = "research"
+    KNOWLEDGE = "knowledge"
+    EVERGREEN = "evergreen"
+    PERSONA = "persona"
+
+
+class Outcome(StrEnum):
+    """What happened when a URL was fetched."""
+
+    FETCHED = "fetched"
+    BLOCKED = "blocked"
+    ROBOTS = "robots"
+    TOO_LARGE = "too_large"
+    WRONG_TYPE = "wrong_type"
+    TIMEOUT = "timeout"
+    HTTP_ERROR = "http_error"
+    REFUSED = "refused"
+    TOO_SHORT = "too_short"
+    DUPLICATE = "duplicate"
+    ERROR = "error"
+
+
+def content_hash(text: str) -> str:
+    """A stable sha256 of normalised text, used to index identical pages once."""
+    normalised = " ".join(text.split()).lower()
+    return hashlib.sha256(normalised.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class Topic:
+    """A queued article topic and its state."""
+
+    title: str
+    slug: str
+    category: str
+    focus: str = ""
+    sub_queries: list[str] = field(default_factory=list)
+    persona: str = ""
+    schema: str = "explainer"
+    priority: int = 0
+    stage: Stage = Stage.QUEUED
+    id: int | None = None
+    error: str = ""
+    created_at: str = ""
+    updated_at: str = ""
+
+    @property
+    def query(self) -> str:
+        """The retrieval query: title, focus and sub-queries joined."""
+        parts = [self.title, self.focus, *self.sub_queries]
+        return " ".join(p.strip() for p in parts if p and p.strip())
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        data = asdict(self)
+        data["stage"] = str(self.stage)
+        return data
+
+
+@dataclass
+class Source:
+    """One fetched (or refused) URL and what happened to it."""
+
+    url: str
+    domain: str
+    outcome: Outcome
+    final_url: str = ""
+    status: int | None = None
+    reason: str = ""
+    bytes: int = 0
+    seconds: float = 0.0
+    title: str = ""
+    content_hash: str = ""
+    topic_slug: str = ""
+    trust_boost: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        data = asdict(self)
+        data["outcome"] = str(self.outcome)
+        return data
+
+
+@dataclass
+class Chunk:
+    """A piece of text with its provenance: exactly the payload of a Qdrant point."""
+
+    text: str
+    topic_slug: str
+    category: str
+    url: str
+    domain: str = ""
+    title: str = ""
+    published: str = ""
+    content_hash: str = ""
+    trust_boost: float = 0.0
+    source_kind: SourceKind = SourceKind.RESEARCH
+    position: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def point_id(self) -> str:
+        """A deterministic point id from kind, topic, url and position."""
+        key = f"{self.source_kind}|{self.topic_slug}|{self.url}|{self.position}"
+        return str(uuid.uuid5(POINT_NAMESPACE, key))
+
+    def to_payload(self) -> dict[str, Any]:
+        """The Qdrant payload: the PAYLOAD_KEYS plus any extra keys."""
+        payload = {key: getattr(self, key) for key in PAYLOAD_KEYS}
+        payload["source_kind"] = str(self.source_kind)
+        payload.update(self.extra)
+        return payload
+
+    @classmethod
+    def from_payload(cls, payload: dict[str, Any]) -> Chunk:
+        """Rebuild a chunk from a stored payload."""
+        known = {key: payload.get(key) for key in PAYLOAD_KEYS if key in payload}
+        extra = {k: v for k, v in payload.items() if k not in PAYLOAD_KEYS}
+        known["source_kind"] = SourceKind(known.get("source_kind") or "research")
+        for key in ("domain", "title", "published", "content_hash", "category", "url"):
+            known[key] = known.get(key) or ""
+        known["trust_boost"] = float(known.get("trust_boost") or 0.0)
+        known["position"] = int(known.get("position") or 0)
+        known.setdefault("topic_slug", "")
+        known.setdefault("text", "")
+        return cls(extra=extra, **known)
+
+
+@dataclass
+class Candidate:
+    """A chunk in the retrieval chain, with the score each step gave it."""
+
+    chunk: Chunk
+    group: SourceKind
+    point_id: str = ""
+    vector: list[float] | None = None
+    scores: dict[str, float] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    dropped: str = ""
+
+    def record(self, step: str, score: float, note: str = "") -> None:
+        """Record a step's score (and an optional note) on this candidate."""
+        self.scores[step] = float(score)
+        if note:
+            self.notes.append(f"{step}: {note}")
+
+    @property
+    def score(self) -> float:
+        """The most recent step's score (0 before any step)."""
+        if not self.scores:
+            return 0.0
+        return list(self.scores.values())[-1]
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (without the vector)."""
+        return {
+            "point_id": self.point_id,
+            "group": str(self.group),
+            "url": self.chunk.url,
+            "domain": self.chunk.domain,
+            "title": self.chunk.title,
+            "position": self.chunk.position,
+            "text": self.chunk.text,
+            "scores": dict(self.scores),
+            "notes": list(self.notes),
+            "dropped": self.dropped,
+        }
+
+
+@dataclass
+class ContextPack:
+    """What retrieval hands to the gate and the writer."""
+
+    topic: Topic
+    query: str
+    research: list[Candidate] = field(default_factory=list)
+    evergreen: list[Candidate] = field(default_factory=list)
+    voice: list[Candidate] = field(default_factory=list)
+    pool: list[Candidate] = field(default_factory=list)
+    reranker: str = ""
+    reranker_offline: bool = False
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return {
+            "topic": self.topic.to_dict(),
+            "query": self.query,
+            "reranker": self.reranker,
+            "reranker_offline": self.reranker_offline,
+            "research": [c.to_dict() for c in self.research],
+            "evergreen": [c.to_dict() for c in self.evergreen],
+            "voice": [c.to_dict() for c in self.voice],
+            "pool": [c.to_dict() for c in self.pool],
+            "timings": dict(self.timings),
+        }
+
+
+@dataclass
+class GateCheck:
+    """One rule of the suitability gate and how the topic fared."""
+
+    name: str
+    passed: bool
+    value: float
+    threshold: float
+    hard: bool = False
+    skipped: bool = False
+    reason: str = ""
+
+
+@dataclass
+class GateVerdict:
+    """The suitability gate's answer: OK or THIN, with every figure."""
+
+    ok: bool
+    can_continue: bool
+    checks: list[GateCheck] = field(default_factory=list)
+    chunks: int = 0
+    mean_score: float | None = None
+    domains: int = 0
+
+    @property
+    def status(self) -> str:
+        """'OK' or 'THIN'."""
+        return "OK" if self.ok else "THIN"
+
+    @property
+    def reasons(self) -> list[str]:
+        """A reason line per failed or skipped check."""
+        return [c.reason for c in self.checks if (not c.passed or c.skipped) and c.reason]
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return {
+            "status": self.status,
+            "can_continue": self.can_continue,
+            "chunks": self.chunks,
+            "mean_score": self.mean_score,
+            "domains": self.domains,
+            "checks": [asdict(c) for c in self.checks],
+            "reasons": self.reasons,
+        }
+
+
+class FactStatus(StrEnum):
+    """Where a distilled fact is in human review."""
+
+    PENDING = "pending"
+    APPROVED = "approved"
+    DELETED = "deleted"
+    PROMOTED = "promoted"
+
+
+@dataclass
+class Fact:
+    """A fact distilled by the LLM from a source, under human review."""
+
+    text: str
+    topic_slug: str
+    category: str
+    url: str = ""
+    title: str = ""
+    evergreen: bool = False
+    status: FactStatus = FactStatus.PENDING
+    id: int | None = None
+    created_at: str = ""
+
+    def to_chunk(self) -> Chunk:
+        """The knowledge chunk this fact becomes when promoted."""
+        kind = SourceKind.EVERGREEN if self.evergreen else SourceKind.KNOWLEDGE
+        return Chunk(
+            text=self.text,
+            topic_slug=self.topic_slug,
+            category=self.category,
+            url=self.url,
+            title=self.title,
+            source_kind=kind,
+            position=int(self.id or 0),
+            content_hash=content_hash(self.text),
+            extra={"fact_id": self.id},
+        )
+
+
+@dataclass
+class Article:
+    """A written article and its grounding figures."""
+
+    path: str
+    slug: str
+    title: str
+    sources: list[dict[str, str]] = field(default_factory=list)
+    citations: int = 0
+    resolved: int = 0
+    added: int = 0
+    removed: int = 0
+    unsupported: int = 0
+    sentences: int = 0

@@ -1,0 +1,246 @@
+"""The topic queue: topics, their stages and the only allowed stage moves."""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import unicodedata
+from collections.abc import Iterable
+from typing import Any
+
+from nonseq.db import now, transaction
+from nonseq.errors import NotFoundError, StageError, UsageError
+from nonseq.models import Outcome, Source, Stage, Topic
+
+#: Every allowed stage move; anything else is refused. Any stage may also move to FAILED.
+ALLOWED_MOVES: dict[Stage, frozenset[Stage]] = {
+    Stage.QUEUED: frozenset({Stage.RESEARCHING}),
+    # researched → researching: research again (more sources, or a resumed run).
+    Stage.RESEARCHING: frozenset({Stage.RESEARCHED}),
+    Stage.RESEARCHED: frozenset({Stage.GATED, Stage.RESEARCHING}),
+    Stage.GATED: frozenset({Stage.WRITING, Stage.THIN}),
+    Stage.THIN: frozenset({Stage.RESEARCHING, Stage.INSUFFICIENT, Stage.WRITING}),
+    Stage.WRITING: frozenset({Stage.WRITTEN}),
+    Stage.WRITTEN: frozenset(),
+    Stage.INSUFFICIENT: frozenset(),
+    Stage.FAILED: frozenset({Stage.QUEUED}),
+}
+
+EDITABLE = ("title", "category", "focus", "sub_queries", "persona", "schema", "priority")
+
+
+def can_move(current: Stage, target: Stage) -> bool:
+    """True when current → target is an allowed move."""
+    if target is Stage.FAILED:
+        return current is not Stage.FAILED
+    return target in ALLOWED_MOVES[current]
+
+
+def slugify(text: str, max_length: int = 60) -> str:
+    """A lower-case ASCII slug from free text."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
+    return slug[:max_length].rstrip("-")
+
+
+def _row_to_topic(row: sqlite3.Row) -> Topic:
+    """Build a Topic from a topics row."""
+    return Topic(
+        id=row["id"],
+        title=row["title"],
+        slug=row["slug"],
+        category=row["category"],
+        focus=row["focus"],
+        sub_queries=json.loads(row["sub_queries"]),
+        persona=row["persona"],
+        schema=row["schema"],
+        priority=row["priority"],
+        stage=Stage(row["stage"]),
+        error=row["error"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+    )
+
+
+def _check_fields(title: str, category: str, categories: Iterable[str]) -> None:
+    """Refuse empty titles and unknown categories."""
+    if not title.strip():
+        raise UsageError("title must not be empty")
+    allowed = list(categories)
+    if category not in allowed:
+        raise UsageError(f"unknown category {category!r} (allowed: {', '.join(allowed)})")
+
+
+def add_topic(
+    conn: sqlite3.Connection,
+    title: str,
+    category: str,
+    categories: Iterable[str],
+    *,
+    focus: str = "",
+    sub_queries: list[str] | None = None,
+    persona: str = "",
+    schema: str = "explainer",
+    priority: int = 0,
+    slug: str | None = None,
+) -> Topic:
+    """Queue a new topic; refuses empty titles, unknown categories and duplicate slugs."""
+    _check_fields(title, category, categories)
+    slug = slugify(slug or title)
+    if not slug:
+        raise UsageError(f"cannot make a slug from {title!r}: use letters or digits")
+    queries = [q.strip() for q in (sub_queries or []) if q.strip()]
+    stamp = now()
+    try:
+        with transaction(conn):
+            cur = conn.execute(
+                "INSERT INTO topics (title, slug, category, focus, sub_queries, persona, schema,"
+                " priority, stage, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                (title.strip(), slug, category, focus.strip(), json.dumps(queries), persona,
+                 schema, priority, Stage.QUEUED.value, stamp, stamp),
+            )
+            conn.execute(
+                "INSERT INTO stage_history (topic_id, from_stage, to_stage, reason, at)"
+                " VALUES (?, NULL, ?, 'added', ?)",
+                (cur.lastrowid, Stage.QUEUED.value, stamp),
+            )
+    except sqlite3.IntegrityError:
+        raise UsageError(f"a topic with slug {slug!r} already exists") from None
+    return get_topic(conn, cur.lastrowid)
+
+
+def get_topic(conn: sqlite3.Connection, ref: int | str | None) -> Topic:
+    """A topic by id or slug; NotFoundError when there is none."""
+    text = str(ref).strip() if ref is not None else ""
+    if text.isdigit():
+        row = conn.execute("SELECT * FROM topics WHERE id = ?", (int(text),)).fetchone()
+    else:
+        row = conn.execute("SELECT * FROM topics WHERE slug = ?", (text,)).fetchone()
+    if row is None:
+        raise NotFoundError(f"no topic {text!r} (see `nonseq queue list`)")
+    return _row_to_topic(row)
+
+
+def list_topics(conn: sqlite3.Connection, stages: Iterable[Stage] | None = None) -> list[Topic]:
+    """Topics by priority (high first), then age; optionally only some stages."""
+    rows = conn.execute("SELECT * FROM topics ORDER BY priority DESC, id ASC").fetchall()
+    topics = [_row_to_topic(r) for r in rows]
+    if stages is not None:
+        wanted = set(stages)
+        topics = [t for t in topics if t.stage in wanted]
+    return topics
+
+
+def edit_topic(
+    conn: sqlite3.Connection, ref: int | str, categories: Iterable[str], **changes: Any
+) -> Topic:
+    """Change a topic's editable fields (None values are left alone)."""
+    topic = get_topic(conn, ref)
+    changes = {k: v for k, v in changes.items() if v is not None}
+    unknown = set(changes) - set(EDITABLE)
+    if unknown:
+        raise UsageError(f"cannot edit {', '.join(sorted(unknown))}")
+    for key, value in changes.items():
+        setattr(topic, key, value)
+    _check_fields(topic.title, topic.category, categories)
+    with transaction(conn):
+        conn.execute(
+            "UPDATE topics SET title=?, category=?, focus=?, sub_queries=?, persona=?, schema=?,"
+            " priority=?, updated_at=? WHERE id=?",
+            (topic.title.strip(), topic.category, topic.focus, json.dumps(topic.sub_queries),
+             topic.persona, topic.schema, topic.priority, now(), topic.id),
+        )
+    return get_topic(conn, topic.id)
+
+
+def remove_topic(conn: sqlite3.Connection, ref: int | str) -> Topic:
+    """Delete a topic, its history and its source records (vectors are the caller's job)."""
+    topic = get_topic(conn, ref)
+    with transaction(conn):
+        conn.execute("DELETE FROM topics WHERE id = ?", (topic.id,))
+    return topic
+
+
+def move(
+    conn: sqlite3.Connection, ref: int | str, target: Stage, reason: str = "",
+    data: dict[str, Any] | None = None,
+) -> Topic:
+    """Move a topic to another stage if the move is allowed; record it in the history."""
+    topic = get_topic(conn, ref)
+    if not can_move(topic.stage, target):
+        raise StageError(
+            f"topic {topic.slug!r} cannot move from {topic.stage} to {target}"
+        )
+    stamp = now()
+    error = reason if target is Stage.FAILED else ""
+    with transaction(conn):
+        conn.execute(
+            "UPDATE topics SET stage=?, error=?, updated_at=? WHERE id=?",
+            (target.value, error, stamp, topic.id),
+        )
+        conn.execute(
+            "INSERT INTO stage_history (topic_id, from_stage, to_stage, reason, data, at)"
+            " VALUES (?,?,?,?,?,?)",
+            (topic.id, topic.stage.value, target.value, reason,
+             json.dumps(data) if data else "", stamp),
+        )
+    return get_topic(conn, topic.id)
+
+
+def history(conn: sqlite3.Connection, ref: int | str) -> list[dict[str, Any]]:
+    """A topic's stage moves, oldest first."""
+    topic = get_topic(conn, ref)
+    rows = conn.execute(
+        "SELECT from_stage, to_stage, reason, data, at FROM stage_history"
+        " WHERE topic_id = ? ORDER BY id",
+        (topic.id,),
+    ).fetchall()
+    return [
+        {"from": r["from_stage"], "to": r["to_stage"], "reason": r["reason"],
+         "data": json.loads(r["data"]) if r["data"] else None, "at": r["at"]}
+        for r in rows
+    ]
+
+
+def record_sources(conn: sqlite3.Connection, topic: Topic, sources: Iterable[Source]) -> int:
+    """Store (or replace) each source's fetch outcome for a topic; returns the count."""
+    rows = [
+        (topic.id, s.url, s.final_url, s.domain, s.status, str(s.outcome), s.reason, s.bytes,
+         s.seconds, s.title, s.content_hash, s.trust_boost, now())
+        for s in sources
+    ]
+    with transaction(conn):
+        conn.executemany(
+            "INSERT OR REPLACE INTO sources (topic_id, url, final_url, domain, status, outcome,"
+            " reason, bytes, seconds, title, content_hash, trust_boost, at)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            rows,
+        )
+    return len(rows)
+
+
+def list_sources(conn: sqlite3.Connection, topic: Topic) -> list[Source]:
+    """The recorded sources of a topic, in the order they were recorded."""
+    rows = conn.execute(
+        "SELECT * FROM sources WHERE topic_id = ? ORDER BY id", (topic.id,)
+    ).fetchall()
+    return [
+        Source(url=r["url"], final_url=r["final_url"], domain=r["domain"], status=r["status"],
+               outcome=Outcome(r["outcome"]), reason=r["reason"], bytes=r["bytes"],
+               seconds=r["seconds"], title=r["title"], content_hash=r["content_hash"],
+               topic_slug=topic.slug, trust_boost=r["trust_boost"])
+        for r in rows
+    ]
+
+
+def delete_topic(ws: Any, ref: int | str) -> tuple[Topic, int]:
+    """Delete a topic and its research chunks (knowledge stays); returns it and the points removed."""
+    from nonseq.index.store import research_collection
+
+    topic = get_topic(ws.db, ref)
+    collection = research_collection(topic.category)
+    removed = ws.store.count(collection, {"topic_slug": topic.slug})
+    ws.store.delete(collection, {"topic_slug": topic.slug})
+    remove_topic(ws.db, topic.id)
+    return topic, removed

@@ -1,0 +1,110 @@
+"""The Workspace: paths, SQLite, store and models, built once from the settings and handed to services."""
+
+from __future__ import annotations
+
+import sqlite3
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from nonseq.config import Settings
+from nonseq.db import connect
+
+
+class Workspace:
+    """Everything a service needs, opened lazily so that cheap commands stay cheap."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._closers: list[Any] = []
+
+    # -- paths -------------------------------------------------------------------------------
+    @property
+    def data_dir(self) -> Path:
+        """The workspace folder (SQLite, embedded Qdrant, caches)."""
+        return self.settings.data_dir
+
+    @property
+    def db_path(self) -> Path:
+        """The SQLite database file."""
+        return self.data_dir / "nonseq.db"
+
+    @property
+    def qdrant_path(self) -> Path:
+        """The embedded Qdrant folder."""
+        q = self.settings.qdrant
+        return self.settings.resolve(q.path) if q.path else self.data_dir / "qdrant"
+
+    @property
+    def articles_dir(self) -> Path:
+        """Where articles are written."""
+        return self.settings.resolve(self.settings.paths.articles_dir)
+
+    @property
+    def personas_dir(self) -> Path:
+        """Where persona voices live."""
+        return self.settings.resolve(self.settings.paths.personas_dir)
+
+    @property
+    def categories(self) -> list[str]:
+        """The configured topic categories."""
+        return list(self.settings.categories.names)
+
+    def paths(self) -> dict[str, str]:
+        """Where everything lives, for `nonseq paths`."""
+        q = self.settings.qdrant
+        return {
+            "config": str(self.settings.source) if self.settings.source else "(built-in defaults)",
+            "data_dir": str(self.data_dir),
+            "database": str(self.db_path),
+            "qdrant": q.url if q.url else str(self.qdrant_path),
+            "articles": str(self.articles_dir),
+            "personas": str(self.personas_dir),
+            "night_log": str(self.data_dir / self.settings.night.log_file),
+        }
+
+    # -- lazily opened parts -----------------------------------------------------------------
+    @cached_property
+    def db(self) -> sqlite3.Connection:
+        """The SQLite connection (created and migrated on first use)."""
+        conn = connect(self.db_path)
+        self._closers.append(conn)
+        return conn
+
+    @cached_property
+    def store(self):  # noqa: ANN201 - nonseq.index.store.VectorStore
+        """The vector store (embedded on disk unless [qdrant] url is set)."""
+        from nonseq.index.store import VectorStore
+
+        q = self.settings.qdrant
+        store = VectorStore(path=self.qdrant_path, url=q.url, api_key=q.api_key,
+                            batch_size=q.batch_size, timeout=q.timeout)
+        self._closers.append(store)
+        return store
+
+    @cached_property
+    def embedder(self):  # noqa: ANN201 - nonseq.index.embed.Embedder
+        """The dense embedder."""
+        from nonseq.index.embed import build_embedder
+
+        return build_embedder(self.settings.embedding)
+
+    @cached_property
+    def sparse(self):  # noqa: ANN201 - nonseq.index.sparse.SparseEncoder
+        """The sparse BM25 encoder."""
+        from nonseq.index.sparse import SparseEncoder
+
+        return SparseEncoder(self.settings.sparse)
+
+    def close(self) -> None:
+        """Close everything that was opened, newest first."""
+        while self._closers:
+            self._closers.pop().close()
+        for name in ("db", "store"):
+            self.__dict__.pop(name, None)
+
+    def __enter__(self) -> Workspace:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

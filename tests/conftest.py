@@ -1,0 +1,65 @@
+"""Shared fixtures: every test runs inside its own temporary workspace."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from nonseq.cli import app
+from nonseq.config import Settings, load_settings
+from nonseq.workspace import Workspace
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Run in a fresh folder with no NONSEQ_* variables and no model hub."""
+    for name in list(os.environ):
+        if name.startswith("NONSEQ_"):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.fixture
+def settings(isolated: Path) -> Settings:
+    """Default settings rooted in the temporary folder."""
+    return load_settings()
+
+
+@pytest.fixture
+def ws(settings: Settings) -> Iterator[Workspace]:
+    """A workspace in the temporary folder, closed afterwards."""
+    workspace = Workspace(settings)
+    yield workspace
+    workspace.close()
+
+
+class Cli:
+    """Run `nonseq` in-process and check its exit code."""
+
+    def __init__(self) -> None:
+        self.runner = CliRunner()
+
+    def __call__(self, *args: str, code: int | None = 0, input: str | None = None):  # noqa: ANN204
+        """Invoke the CLI; assert the exit code unless code is None."""
+        result = self.runner.invoke(app, list(args), input=input, catch_exceptions=False)
+        if code is not None:
+            assert result.exit_code == code, (
+                f"exit {result.exit_code} != {code}\nstdout:\n{result.stdout}\n"
+                f"stderr:\n{result.stderr}"
+            )
+        return result
+
+
+@pytest.fixture
+def cli() -> Cli:
+    """The in-process CLI runner."""
+    return Cli()
