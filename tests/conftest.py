@@ -63,3 +63,6 @@ class Cli:
 def cli() -> Cli:
     """The in-process CLI runner."""
     return Cli()
+
+#: Fixture modules of the stages (local web, SearXNG, LLM servers), loaded for every test file.
+pytest_plugins: list[str] = []

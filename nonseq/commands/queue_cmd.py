@@ -68,11 +68,13 @@ def list_(
         console.print("the queue is empty: add a topic with `nonseq queue add TITLE --category C`")
         return
     table = Table(title=f"{len(topics)} topic(s)")
-    for col in ("id", "slug", "category", "stage", "priority", "persona", "schema", "focus"):
-        table.add_column(col, overflow="fold")
+    for col in ("id", "slug", "category", "stage", "pri"):
+        table.add_column(col, no_wrap=True)
+    table.add_column("persona/schema", overflow="ellipsis", no_wrap=True, max_width=20)
+    table.add_column("focus", overflow="ellipsis", no_wrap=True, max_width=30)
     for t in topics:
-        table.add_row(str(t.id), t.slug, t.category, str(t.stage), str(t.priority), t.persona,
-                      t.schema, t.focus[:60])
+        table.add_row(str(t.id), t.slug, t.category, str(t.stage), str(t.priority),
+                      "/".join(p for p in (t.persona, t.schema) if p), t.focus)
     console.print(table)
 
 

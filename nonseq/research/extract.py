@@ -1,0 +1,203 @@
+"""Extraction: main text and metadata from HTML (trafilatura), Markdown and plain text pages."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from urllib.parse import unquote, urlsplit
+
+from nonseq.models import Outcome, content_hash
+
+#: Content kinds the extractor understands.
+HTML, MARKDOWN, TEXT = "html", "markdown", "text"
+
+_MD_SUFFIXES = (".md", ".markdown", ".mdown", ".mkd")
+_TEXT_SUFFIXES = (".txt", ".text", ".rst")
+_HTML_SUFFIXES = (".html", ".htm", ".xhtml")
+_FRONT_MATTER = re.compile(r"\A---\s*\n(.*?)\n(?:---|\.\.\.)\s*\n", re.DOTALL)
+_FM_FIELD = re.compile(r"^(title|author|date|published)\s*:\s*(.+?)\s*$", re.MULTILINE | re.I)
+_MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
+_MD_BLOCK_LINE = re.compile(r"^\s{0,3}(#{1,6}\s|[-*+]\s|\d+[.)]\s|>|\||```|~~~)")
+_MD_INLINE = [
+    (re.compile(r"!\[([^\]]*)\]\([^)]*\)"), r"\1"),  # images → alt text
+    (re.compile(r"\[([^\]]+)\]\([^)]*\)"), r"\1"),  # links → their text
+    (re.compile(r"(\*\*|__)(.+?)\1"), r"\2"),  # bold
+    (re.compile(r"`([^`]+)`"), r"\1"),  # inline code
+]
+
+
+@dataclass
+class Document:
+    """The main text of a page and its metadata."""
+
+    text: str
+    url: str
+    title: str = ""
+    author: str = ""
+    published: str = ""
+    site_name: str = ""
+    kind: str = HTML
+
+    @property
+    def content_hash(self) -> str:
+        """The stable hash of the text (models.content_hash)."""
+        return content_hash(self.text)
+
+
+@dataclass
+class Extraction:
+    """What extraction made of one page: a document, or the outcome and reason it was dropped."""
+
+    outcome: Outcome
+    document: Document | None = None
+    reason: str = ""
+
+    @property
+    def ok(self) -> bool:
+        """True when the page yielded a document to index."""
+        return self.document is not None
+
+
+def content_kind(content_type: str, url: str = "") -> str:
+    """html, markdown or text, from the content type (then the URL's file suffix)."""
+    mime = content_type.split(";", 1)[0].strip().lower()
+    suffix = PurePosixPath(unquote(urlsplit(url).path)).suffix.lower()
+    if mime in ("text/markdown", "text/x-markdown") or suffix in _MD_SUFFIXES:
+        return MARKDOWN
+    if "html" in mime or "xml" in mime or suffix in _HTML_SUFFIXES:
+        return HTML
+    if mime.startswith("text/") or suffix in _TEXT_SUFFIXES:
+        return TEXT
+    return HTML
+
+
+def extract_html(
+    html: str | bytes, url: str = "", *, favor_precision: bool = False,
+    favor_recall: bool = False, fast: bool = False,
+) -> Document | None:
+    """Main text plus title, author, date and site name with trafilatura (None when empty)."""
+    import trafilatura
+
+    doc = trafilatura.bare_extraction(
+        html, url=url or None, with_metadata=True, include_comments=False,
+        include_tables=True, favor_precision=favor_precision, favor_recall=favor_recall,
+        fast=fast,
+    )
+    if doc is None or not (doc.text or "").strip():
+        return None
+    return Document(
+        text=_tidy_lines(doc.text), url=url, title=_one_line(doc.title),
+        author=_one_line(doc.author), published=_one_line(doc.date),
+        site_name=_one_line(doc.sitename), kind=HTML,
+    )
+
+
+def extract_plain(text: str, url: str = "", *, markdown: bool = False) -> Document:
+    """A document from Markdown or plain text, without trafilatura; paragraphs one per line."""
+    meta: dict[str, str] = {}
+    match = _FRONT_MATTER.match(text) if markdown else None
+    if match:
+        meta = {k.lower(): v.strip().strip("\"'") for k, v in _FM_FIELD.findall(match.group(1))}
+        text = text[match.end():]
+    paragraphs = _paragraphs(text, markdown)
+    title = meta.get("title", "")
+    if markdown and not title:
+        title = next((m.group(1) for p in paragraphs if (m := _MD_HEADING.match(p))), "")
+    if not title:
+        title = _title_from(paragraphs, url)
+    if markdown:
+        paragraphs = [_strip_markdown(p) for p in paragraphs]
+    return Document(
+        text="\n".join(p for p in paragraphs if p), url=url, title=_one_line(title),
+        author=_one_line(meta.get("author", "")),
+        published=_one_line(meta.get("date") or meta.get("published", "")),
+        kind=MARKDOWN if markdown else TEXT,
+    )
+
+
+def extract(body: str | bytes, content_type: str = "text/html", url: str = "") -> Document | None:
+    """Dispatch on the content kind: trafilatura for HTML, the plain path for Markdown/text."""
+    kind = content_kind(content_type, url)
+    if kind == HTML:
+        return extract_html(body, url)
+    if isinstance(body, bytes):
+        body = body.decode("utf-8", errors="replace")
+    return extract_plain(body, url, markdown=kind == MARKDOWN)
+
+
+@dataclass
+class Extractor:
+    """Extracts pages for one topic: drops too-short pages and exact duplicates (by content hash)."""
+
+    min_text_chars: int = 400
+    seen: dict[str, str] = field(default_factory=dict)
+
+    def extract(self, body: str | bytes, content_type: str, url: str) -> Extraction:
+        """Extract one page and decide whether it is indexed."""
+        try:
+            doc = extract(body, content_type, url)
+        except Exception as exc:  # trafilatura/lxml raise many kinds on broken markup
+            return Extraction(Outcome.ERROR, reason=f"extraction failed: {type(exc).__name__}")
+        return self.admit(doc, url)
+
+    def admit(self, doc: Document | None, url: str) -> Extraction:
+        """Apply the length and duplicate rules to an extracted document."""
+        chars = len(doc.text) if doc else 0
+        if doc is None or chars < self.min_text_chars:
+            return Extraction(Outcome.TOO_SHORT,
+                              reason=f"main text {chars} chars < {self.min_text_chars}")
+        digest = doc.content_hash
+        first = self.seen.setdefault(digest, url)
+        if first != url:
+            return Extraction(Outcome.DUPLICATE, doc, reason=f"same text as {first}")
+        return Extraction(Outcome.FETCHED, doc)
+
+
+def _one_line(value: str | None) -> str:
+    """Collapse whitespace; None becomes ''."""
+    return " ".join(str(value).split()) if value else ""
+
+
+def _tidy_lines(text: str) -> str:
+    """One paragraph per line, whitespace collapsed, empty lines dropped."""
+    return "\n".join(line for line in (_one_line(x) for x in text.splitlines()) if line)
+
+
+def _paragraphs(text: str, markdown: bool) -> list[str]:
+    """Blank-line separated blocks; soft-wrapped lines joined (Markdown block lines kept)."""
+    out: list[str] = []
+    for block in re.split(r"\n\s*\n", text.replace("\r\n", "\n")):
+        lines = [ln for ln in block.split("\n") if ln.strip()]
+        current: list[str] = []
+        for line in lines:
+            if markdown and _MD_BLOCK_LINE.match(line) and current:
+                out.append(_one_line(" ".join(current)))
+                current = []
+            current.append(line)
+            if markdown and _MD_HEADING.match(line):
+                out.append(_one_line(" ".join(current)))
+                current = []
+        if current:
+            out.append(_one_line(" ".join(current)))
+    return [p for p in out if p]
+
+
+def _strip_markdown(paragraph: str) -> str:
+    """Plain text of a Markdown paragraph: heading marks, links, emphasis and fences removed."""
+    if paragraph.startswith(("```", "~~~")):
+        paragraph = paragraph.strip("`~ ")
+    heading = _MD_HEADING.match(paragraph)
+    if heading:
+        paragraph = heading.group(1)
+    for pattern, repl in _MD_INLINE:
+        paragraph = pattern.sub(repl, paragraph)
+    return paragraph.strip()
+
+
+def _title_from(paragraphs: list[str], url: str) -> str:
+    """A title for plain text: a short first line, else the file name."""
+    if paragraphs and len(paragraphs[0]) <= 120 and not paragraphs[0].endswith((".", ",", ";")):
+        return paragraphs[0]
+    name = PurePosixPath(unquote(urlsplit(url).path)).stem
+    return name.replace("_", " ").replace("-", " ").strip()

@@ -1,0 +1,51 @@
+"""CLI basics: help, version, paths, doctor, and the fast-start promise."""
+
+import json
+import subprocess
+import sys
+
+
+def test_help_lists_the_commands(cli) -> None:
+    out = cli("--help").stdout
+    for name in ("queue", "config", "paths", "doctor", "init"):
+        assert name in out
+
+
+def test_version(cli) -> None:
+    assert cli("--version").stdout.startswith("nonseq ")
+
+
+def test_paths_json_points_into_the_workspace(cli, isolated) -> None:
+    found = json.loads(cli("paths", "--json").stdout)
+    assert found["data_dir"] == str(isolated / ".nonseq")
+    assert found["database"].endswith("nonseq.db")
+    assert found["config"] == "(built-in defaults)"
+
+
+def test_doctor_reports_each_backend(cli) -> None:
+    result = cli("doctor", code=None)
+    for name in ("database", "qdrant", "embedder", "sparse"):
+        assert f"ok   {name}" in result.stdout
+
+
+def test_help_and_queue_list_import_no_model_library(isolated) -> None:
+    code = (
+        "import sys\n"
+        "from typer.testing import CliRunner\n"
+        "from nonseq.cli import app\n"
+        "r = CliRunner()\n"
+        "assert r.invoke(app, ['--help']).exit_code == 0\n"
+        "assert r.invoke(app, ['queue', 'list']).exit_code == 0\n"
+        "heavy = [m for m in ('fastembed', 'onnxruntime', 'torch', 'qdrant_client', 'llama_cpp',"
+        " 'trafilatura', 'sentence_transformers', 'numpy') if m in sys.modules]\n"
+        "print(heavy)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=isolated, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_python_dash_m_works(isolated) -> None:
+    done = subprocess.run([sys.executable, "-m", "nonseq", "--version"], capture_output=True,
+                          text=True, cwd=isolated)
+    assert done.returncode == 0 and done.stdout.startswith("nonseq ")

@@ -1,0 +1,39 @@
+"""The BM25 sparse encoder: stemming, stopwords, and that stopwords never dominate."""
+
+from nonseq.config import SparseSettings
+from nonseq.index.sparse import SparseEncoder, load_stopwords
+
+
+def test_tokenize_stems_and_drops_stopwords() -> None:
+    enc = SparseEncoder(SparseSettings())
+    assert enc.tokenize("The running dogs were jumping over THE fences") == [
+        "run", "dog", "jump", "fenc"]
+    assert "the" in load_stopwords("english") and len(load_stopwords("english")) > 100
+
+
+def test_stopword_only_text_has_no_terms() -> None:
+    enc = SparseEncoder(SparseSettings())
+    vec = enc.encode(["the of and to in is it"])[0]
+    assert vec.indices == [] and vec.values == []
+
+
+def test_document_vectors_are_tf_weights_and_queries_are_binary() -> None:
+    enc = SparseEncoder(SparseSettings())
+    doc = enc.encode(["solar solar solar panel"])[0]
+    weights = dict(zip(doc.indices, doc.values, strict=True))
+    assert len(weights) == 2 and max(weights.values()) > min(weights.values())
+    query = enc.encode_query("solar panels")
+    assert sorted(query.indices) == sorted(doc.indices) and set(query.values) == {1.0}
+
+
+def test_stopword_match_never_dominates(ws) -> None:
+    from nonseq.indexing import index_chunks
+    from nonseq.models import Chunk
+
+    texts = ["the the the the the of of of and and and to to", "Fusion reactor plasma test"]
+    chunks = [Chunk(text=t, topic_slug="s", category="ai", url=f"u{i}") for i, t in
+              enumerate(texts)]
+    index_chunks(ws, "research_ai", chunks)
+    hits = ws.store.search("research_ai", ws.sparse.encode_query("the fusion of the plasma"),
+                           using="sparse")
+    assert [h.chunk.text for h in hits] == [texts[1]]
