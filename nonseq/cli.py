@@ -71,11 +71,12 @@ def root(
 
 def _register() -> None:
     """Attach every command group (modules import their services lazily)."""
-    from nonseq.commands import config_cmd, doctor_cmd, queue_cmd
+    from nonseq.commands import config_cmd, doctor_cmd, queue_cmd, store_cmd
 
     config_cmd.register(app)
     queue_cmd.register(app)
     doctor_cmd.register(app)
+    store_cmd.register(app)
 
 
 _register()

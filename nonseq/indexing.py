@@ -2,10 +2,27 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from nonseq.models import Chunk
+from nonseq.models import Chunk, SourceKind
 from nonseq.workspace import Workspace
+
+#: Payload key under which persona chunks keep the trigger text their trigger_dense vector embeds.
+TRIGGER_KEY = "trigger"
+
+
+def provenance_header(chunk: Chunk) -> str:
+    """A short `[domain › title › date]` header embedded with research text (empty parts skipped)."""
+    parts = [p for p in (chunk.domain, chunk.title, (chunk.published or "")[:10]) if p]
+    return f"[{' › '.join(parts)}]" if parts else ""
+
+
+def embed_text(chunk: Chunk) -> str:
+    """The text that is embedded for a chunk: research chunks carry their provenance header."""
+    if chunk.source_kind is SourceKind.RESEARCH:
+        header = provenance_header(chunk)
+        return f"{header}\n{chunk.text}" if header else chunk.text
+    return chunk.text
 
 
 def index_chunks(
@@ -16,10 +33,10 @@ def index_chunks(
     embed_texts: Sequence[str] | None = None,
     triggers: Sequence[str] | None = None,
 ) -> int:
-    """Embed and upsert chunks (embed_texts may add a provenance header); returns the count."""
+    """Embed and upsert chunks (by default embedding `embed_text(chunk)`); returns the count."""
     if not chunks:
         return 0
-    texts = list(embed_texts) if embed_texts is not None else [c.text for c in chunks]
+    texts = list(embed_texts) if embed_texts is not None else [embed_text(c) for c in chunks]
     if len(texts) != len(chunks):
         raise ValueError("embed_texts must match chunks one to one")
     embedder = ws.embedder
@@ -28,3 +45,24 @@ def index_chunks(
     sparse = ws.sparse.encode(texts)
     trigger_vectors = embedder.embed(list(triggers)) if triggers is not None else None
     return ws.store.upsert(collection, chunks, dense, sparse, trigger_vectors)
+
+
+def reembed_collection(ws: Workspace, collection: str,
+                       progress: Callable[[int, int], None] | None = None) -> int:
+    """Rebuild a collection with the current embedder from its stored payloads; returns the count."""
+    points = ws.store.scroll_all(collection)
+    if not points:
+        return 0
+    meta = ws.store.metadata(collection)
+    chunks = [p.chunk for p in points]
+    triggers = [c.extra.get(TRIGGER_KEY, c.text) for c in chunks] if meta.get("trigger") else None
+    ws.store.drop(collection)
+    done = 0
+    batch = 256
+    for start in range(0, len(chunks), batch):
+        part = chunks[start:start + batch]
+        done += index_chunks(ws, collection, part,
+                             triggers=triggers[start:start + batch] if triggers else None)
+        if progress:
+            progress(done, len(chunks))
+    return done

@@ -188,6 +188,16 @@ def move(
     return get_topic(conn, topic.id)
 
 
+def note(conn: sqlite3.Connection, ref: int | str, reason: str, data: dict[str, Any] | None = None) -> None:
+    """Record an event in a topic's history without moving it (e.g. a gate verdict)."""
+    topic = get_topic(conn, ref)
+    with transaction(conn):
+        conn.execute(
+            "INSERT INTO stage_history (topic_id, from_stage, to_stage, reason, data, at) VALUES (?,?,?,?,?,?)",
+            (topic.id, topic.stage.value, topic.stage.value, reason, json.dumps(data) if data else "", now()),
+        )
+
+
 def history(conn: sqlite3.Connection, ref: int | str) -> list[dict[str, Any]]:
     """A topic's stage moves, oldest first."""
     topic = get_topic(conn, ref)

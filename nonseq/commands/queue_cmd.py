@@ -138,6 +138,16 @@ def remove(
     console.print(f"removed #{topic.id} {topic.slug} and {removed} research chunk(s)")
 
 
+@queue_app.command("retry")
+def retry(
+    ctx: typer.Context,
+    topic_id: Annotated[str, typer.Argument(help="Topic id or slug")],
+) -> None:
+    """Put a failed topic back in the queue."""
+    topic = queue.move(workspace(ctx).db, topic_id, Stage.QUEUED, reason="retry")
+    console.print(f"re-queued #{topic.id} {topic.slug}")
+
+
 def register(app: typer.Typer) -> None:
     """Attach the queue group to the root app."""
     app.add_typer(queue_app, name="queue")

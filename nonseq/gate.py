@@ -1,0 +1,68 @@
+"""The suitability gate: refuse to write from thin research, and say exactly why."""
+
+from __future__ import annotations
+
+from statistics import fmean
+
+from nonseq.config import GateSettings
+from nonseq.models import Candidate, ContextPack, GateCheck, GateVerdict, SourceKind
+
+#: The step name under which the reranker records its [0,1] score on a candidate.
+RERANK_STEP = "rerank"
+
+
+def gate_candidates(pack: ContextPack) -> list[Candidate]:
+    """Research candidates that survived dedup and reached the reranker (not only the selection)."""
+    pool = pack.pool or pack.research
+    return [c for c in pool if c.group is SourceKind.RESEARCH and RERANK_STEP in c.scores]
+
+
+def check_chunks(cands: list[Candidate], settings: GateSettings) -> GateCheck:
+    """Hard rule: enough research chunks."""
+    n = len(cands)
+    ok = n >= settings.min_chunks
+    return GateCheck("chunks", ok, n, settings.min_chunks, hard=True,
+                     reason="" if ok else f"only {n} research chunk(s), need {settings.min_chunks}")
+
+
+def check_quality(cands: list[Candidate], settings: GateSettings, offline: bool) -> GateCheck:
+    """Quality rule: mean rerank score of the top candidates; skipped when the reranker was offline."""
+    threshold = settings.min_mean_score
+    if offline:
+        return GateCheck("quality", True, 0.0, threshold, skipped=True,
+                         reason="quality check skipped: the cross-encoder reranker was offline")
+    top = sorted((c.scores[RERANK_STEP] for c in cands), reverse=True)[: settings.score_top_k]
+    mean = fmean(top) if top else 0.0
+    ok = bool(top) and mean >= threshold
+    reason = "" if ok else f"mean rerank score {mean:.3f} of the top {len(top)} is below {threshold:.2f}"
+    return GateCheck("quality", ok, round(mean, 4), threshold, reason=reason)
+
+
+def check_diversity(cands: list[Candidate], settings: GateSettings) -> GateCheck:
+    """Soft rule: research from enough distinct domains."""
+    domains = {c.chunk.domain or c.chunk.url for c in cands}
+    n = len(domains)
+    ok = n >= settings.min_domains
+    return GateCheck("domains", ok, n, settings.min_domains,
+                     reason="" if ok else f"only {n} distinct domain(s), need {settings.min_domains}")
+
+
+def evaluate(pack: ContextPack, settings: GateSettings) -> GateVerdict:
+    """OK when every rule passes; THIN otherwise (continuable unless the hard rule failed)."""
+    cands = gate_candidates(pack)
+    checks = [
+        check_chunks(cands, settings),
+        check_quality(cands, settings, pack.reranker_offline),
+        check_diversity(cands, settings),
+    ]
+    ok = all(c.passed for c in checks)
+    hard_failed = any(c.hard and not c.passed for c in checks)
+    quality = checks[1]
+    return GateVerdict(
+        ok=ok,
+        can_continue=not hard_failed,
+        checks=checks,
+        chunks=len(cands),
+        mean_score=None if quality.skipped else quality.value,
+        domains=int(checks[2].value),
+    )

@@ -1,0 +1,196 @@
+"""Chunking: paragraph-aware, sentence-bounded token windows with overlap and a provenance header."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from nonseq.models import Chunk, SourceKind
+from nonseq.research.extract import Document
+
+#: Tokens the embedder adds around every text ([CLS] and [SEP] for BERT-like models).
+SPECIAL_TOKENS = 2
+#: Longest title kept in the provenance header, in characters.
+HEADER_TITLE_CHARS = 90
+#: A sentence ends after . ! ? or … (and closing quotes/brackets), before a capital, digit or quote.
+_SENTENCE_END = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9À-Ý])")
+
+CountTokens = Callable[[str], int]
+
+
+@dataclass
+class _Unit:
+    """A sentence (or a piece of one) with its token count and paragraph."""
+
+    text: str
+    tokens: int
+    para: int
+    starts_para: bool
+
+
+def provenance_header(domain: str, title: str, published: str) -> str:
+    """The short header embedded with each chunk: [domain › title › date] (empty parts left out)."""
+    if len(title) > HEADER_TITLE_CHARS:
+        title = title[:HEADER_TITLE_CHARS].rsplit(" ", 1)[0] + "…"
+    parts = [p for p in (domain, title, published[:10]) if p]
+    return f"[{' › '.join(parts)}]" if parts else ""
+
+
+def embed_text(chunk: Chunk) -> str:
+    """What is embedded for a chunk: its provenance header, a newline, then the clean text."""
+    header = provenance_header(chunk.domain, chunk.title, chunk.published)
+    return f"{header}\n{chunk.text}" if header else chunk.text
+
+
+def split_sentences(paragraph: str) -> list[str]:
+    """Sentences of a paragraph (a light rule: end punctuation followed by a capital or digit)."""
+    return [s.strip() for s in _SENTENCE_END.split(paragraph) if s.strip()]
+
+
+class Chunker:
+    """Packs a document's sentences into windows of at most `size` tokens with `overlap` tokens."""
+
+    def __init__(self, count_tokens: CountTokens, size: int = 200, overlap: int = 40,
+                 max_tokens: int = 256) -> None:
+        self.count = count_tokens
+        self.size = size
+        self.overlap = overlap
+        self.max_tokens = max_tokens
+
+    def limit_for(self, header: str) -> int:
+        """The text budget of a chunk once the header and special tokens are counted."""
+        reserved = SPECIAL_TOKENS + (self.count(header) + 1 if header else 0)
+        return max(8, min(self.size, self.max_tokens - reserved))
+
+    def split(self, text: str, limit: int | None = None) -> list[str]:
+        """Texts of the windows: paragraphs kept whole when they fit, never cut mid-word."""
+        limit = limit or self.size
+        overlap = min(self.overlap, limit // 2)
+        units = self._units(text, limit)
+        para_tokens: dict[int, int] = {}
+        for u in units:
+            para_tokens[u.para] = para_tokens.get(u.para, 0) + u.tokens
+        windows: list[str] = []
+        current: list[_Unit] = []
+        fresh = 0
+        i = 0
+        while i < len(units):
+            unit = units[i]
+            used = sum(u.tokens for u in current)
+            rest_of_para_too_big = used + para_tokens[unit.para] > limit
+            boundary = unit.starts_para and used >= limit // 2 and rest_of_para_too_big
+            if fresh and (used + unit.tokens > limit or boundary):
+                i -= self._emit(current, fresh, limit, windows)
+                current, fresh = self._tail(current, overlap, units[i], limit), 0
+                continue
+            current.append(unit)
+            fresh += 1
+            i += 1
+        if fresh:
+            self._emit(current, fresh, limit, windows)
+        return windows
+
+    def chunks(self, doc: Document, *, topic_slug: str, category: str, domain: str,
+               trust_boost: float = 0.0,
+               source_kind: SourceKind = SourceKind.RESEARCH) -> list[Chunk]:
+        """The document's chunks with full provenance, numbered from 0."""
+        header = provenance_header(domain, doc.title, doc.published)
+        digest = doc.content_hash
+        return [
+            Chunk(text=text, topic_slug=topic_slug, category=category, url=doc.url,
+                  domain=domain, title=doc.title, published=doc.published, content_hash=digest,
+                  trust_boost=trust_boost, source_kind=source_kind, position=n)
+            for n, text in enumerate(self.split(doc.text, self.limit_for(header)))
+        ]
+
+    # -- internals ---------------------------------------------------------------------------
+    def _units(self, text: str, limit: int) -> list[_Unit]:
+        """Sentences of every paragraph (one per line); over-long sentences split at words."""
+        units: list[_Unit] = []
+        paragraphs = [p.strip() for p in text.splitlines() if p.strip()]
+        for para, paragraph in enumerate(paragraphs):
+            first = True
+            for sentence in split_sentences(paragraph):
+                tokens = self.count(sentence)
+                pieces = [(sentence, tokens)] if tokens <= limit else self._words(sentence, limit)
+                for piece, n in pieces:
+                    units.append(_Unit(piece, n, para, first))
+                    first = False
+        return units
+
+    def _words(self, sentence: str, limit: int) -> list[tuple[str, int]]:
+        """Split an over-long sentence into runs of whole words of at most `limit` tokens."""
+        pieces: list[tuple[str, int]] = []
+        words: list[str] = []
+        used = 0
+        for word in sentence.split():
+            n = self.count(word)
+            if n > limit:  # a single "word" longer than a chunk (a hash, a URL): cut by characters
+                pieces.extend(self._characters(word, limit))
+                continue
+            if words and used + n > limit:
+                pieces.append((" ".join(words), used))
+                words, used = [], 0
+            words.append(word)
+            used += n
+        if words:
+            pieces.append((" ".join(words), used))
+        return pieces
+
+    def _characters(self, word: str, limit: int) -> list[tuple[str, int]]:
+        """Cut a pathological word into pieces that fit (the only place text is cut inside a word)."""
+        step = max(1, len(word) * limit // max(1, self.count(word)) // 2)
+        return [(word[i:i + step], self.count(word[i:i + step]))
+                for i in range(0, len(word), step)]
+
+    def _emit(self, current: list[_Unit], fresh: int, limit: int, out: list[str]) -> int:
+        """Append the window's text, giving back trailing units if the joined text is too long."""
+        given_back = 0
+        text = _join(current)
+        while fresh - given_back > 1 and self.count(text) > limit:
+            current.pop()
+            given_back += 1
+            text = _join(current)
+        out.append(text)
+        return given_back
+
+    def _tail(self, window: list[_Unit], overlap: int, following: _Unit, limit: int) -> list[_Unit]:
+        """The trailing units of a window (at most `overlap` tokens) that start the next one."""
+        if overlap <= 0:
+            return []
+        room = min(overlap, limit - following.tokens)
+        tail: list[_Unit] = []
+        used = 0
+        for unit in reversed(window):
+            if used + unit.tokens > room:
+                break
+            tail.insert(0, unit)
+            used += unit.tokens
+        if not tail and window and room > 0:
+            tail = self._word_tail(window[-1], room)
+        return [_Unit(u.text, u.tokens, u.para, False) if i == 0 else u for i, u in enumerate(tail)]
+
+    def _word_tail(self, unit: _Unit, room: int) -> list[_Unit]:
+        """The last words of a long sentence, at most `room` tokens, as the overlap."""
+        words: list[str] = []
+        used = 0
+        for word in reversed(unit.text.split()):
+            n = self.count(word)
+            if used + n > room:
+                break
+            words.insert(0, word)
+            used += n
+        return [_Unit(" ".join(words), used, unit.para, False)] if words else []
+
+
+def _join(units: list[_Unit]) -> str:
+    """Sentences of one paragraph joined by spaces, paragraphs by newlines."""
+    parts: list[str] = []
+    for n, unit in enumerate(units):
+        if n and unit.para != units[n - 1].para:
+            parts.append("\n")
+        elif n:
+            parts.append(" ")
+        parts.append(unit.text)
+    return "".join(parts)
