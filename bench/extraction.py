@@ -5,7 +5,8 @@ Scores follow the benchmark's method: per page, tp/fp/fn over n-gram shingles of
 (normalised per page), then mean precision, mean recall and F1 of those means; --ngram 1 gives
 plain token F1. The mean of per-page F1 is reported too.
 
-    python bench/extraction.py [--data DIR] [--precision|--recall] [--fast] [--ngram N] [--json]
+    python bench/extraction.py [--data DIR] [--favor precision|balanced|recall] [--fast]
+                               [--ngram N] [--json]
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from nonseq.config import ResearchSettings
 from nonseq.research.extract import Extractor, extract_html
 
 DEFAULT_DATA = Path(__file__).resolve().parent.parent / ".." / "shared" / "data" / "web" / \
@@ -70,9 +72,10 @@ def load(data: Path) -> list[tuple[str, str, bytes, str]]:
     return pages
 
 
-def run(data: Path, *, precision: bool = False, recall: bool = False, fast: bool = False,
+def run(data: Path, *, favor: str = "precision", fast: bool = False,
         ngram: int = 4) -> dict[str, Any]:
     """Extract every page and score it; returns the figures."""
+    precision, recall = favor == "precision", favor == "recall"
     pages = load(data)
     extractor = Extractor(min_text_chars=0)
     counts, texts, metadata = [], [], Counter()
@@ -92,8 +95,7 @@ def run(data: Path, *, precision: bool = False, recall: bool = False, fast: bool
     mean_r = statistics.mean(r for _, r, _ in scores if r is not None)
     return {
         "pages": len(pages),
-        "settings": {"favor_precision": precision, "favor_recall": recall, "fast": fast,
-                     "ngram": ngram},
+        "settings": {"favor": favor, "fast": fast, "ngram": ngram},
         "precision": round(mean_p, 4),
         "recall": round(mean_r, 4),
         "f1": round(2 * mean_p * mean_r / (mean_p + mean_r), 4),
@@ -109,21 +111,20 @@ def main(argv: list[str] | None = None) -> None:
     """Parse arguments, run the benchmark, print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="benchmark folder")
-    mode = parser.add_mutually_exclusive_group()
-    mode.add_argument("--precision", action="store_true", help="trafilatura favor_precision")
-    mode.add_argument("--recall", action="store_true", help="trafilatura favor_recall")
+    parser.add_argument("--favor", choices=("precision", "balanced", "recall"),
+                        default=ResearchSettings().extraction,
+                        help="trafilatura's bias (default: the [research] extraction default)")
     parser.add_argument("--fast", action="store_true", help="trafilatura fast (no fallbacks)")
     parser.add_argument("--ngram", type=int, default=4, help="shingle size (1 = token F1)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
-    figures = run(args.data.resolve(), precision=args.precision, recall=args.recall,
-                  fast=args.fast, ngram=args.ngram)
+    figures = run(args.data.resolve(), favor=args.favor, fast=args.fast, ngram=args.ngram)
     if args.json:
         print(json.dumps(figures))
         return
     s = figures["settings"]
-    print(f"extraction on {figures['pages']} pages (ngram={s['ngram']}, precision="
-          f"{s['favor_precision']}, recall={s['favor_recall']}, fast={s['fast']})")
+    print(f"extraction on {figures['pages']} pages (ngram={s['ngram']}, favor={s['favor']}, "
+          f"fast={s['fast']})")
     print(f"  precision {figures['precision']:.3f}  recall {figures['recall']:.3f}  "
           f"F1 {figures['f1']:.3f}  (mean page F1 {figures['mean_page_f1']:.3f})")
     print(f"  {figures['pages_per_s']} pages/s ({figures['seconds']} s), "

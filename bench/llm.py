@@ -21,11 +21,8 @@ from nonseq.config import load_settings
 from nonseq.errors import NonseqError
 from nonseq.llm import LLM, build_llm
 
-PROMPT = [
-    {"role": "system", "content": "You are a careful technology journalist."},
-    {"role": "user", "content": "Write a short paragraph explaining why local language models "
-                                "matter for privacy."},
-]
+SYSTEM = "You are a careful technology journalist. Notebook page {n}."
+TASK = "Write a short paragraph explaining why local language models matter for privacy."
 JSON_PROMPT = [{"role": "user", "content": "Give the capital of France and its country."}]
 JSON_SCHEMA = {
     "type": "object",
@@ -34,7 +31,12 @@ JSON_SCHEMA = {
 }
 
 
-def timed_run(llm: LLM, max_tokens: int) -> dict[str, float]:
+def prompt(n: int) -> list[dict[str, str]]:
+    """The writing task; n makes each run's prompt differ early, so no cached prefix helps."""
+    return [{"role": "system", "content": SYSTEM.format(n=n)}, {"role": "user", "content": TASK}]
+
+
+def timed_run(llm: LLM, max_tokens: int, n: int) -> dict[str, float]:
     """One streamed completion: seconds to first token, total seconds, tokens, tokens/s."""
     first: list[float] = []
     started = time.perf_counter()
@@ -43,7 +45,7 @@ def timed_run(llm: LLM, max_tokens: int) -> dict[str, float]:
         if not first:
             first.append(time.perf_counter() - started)
 
-    text = llm.complete(PROMPT, max_tokens=max_tokens, on_token=on_token)
+    text = llm.complete(prompt(n), max_tokens=max_tokens, on_token=on_token)
     total = time.perf_counter() - started
     tokens = llm.count_tokens(text)
     ttft = first[0] if first else total
@@ -71,14 +73,15 @@ def bench(config: str | None, runs: int, max_tokens: int) -> dict[str, Any]:
     llm = build_llm(settings.llm)
     description = llm.check()
     load_s = time.perf_counter() - started
-    llm.complete(PROMPT, max_tokens=8)
-    results = [timed_run(llm, max_tokens) for _ in range(runs)]
+    llm.complete(prompt(0), max_tokens=8)
+    results = [timed_run(llm, max_tokens, n) for n in range(1, runs + 1)]
 
     def median(key: str) -> float:
         return statistics.median(r[key] for r in results)
 
     return {
         "backend": llm.name, "description": description, "runs": runs,
+        "prompt_tokens": llm.count_tokens(SYSTEM + TASK),
         "max_tokens": max_tokens, "load_s": round(load_s, 3),
         "ttft_s": round(median("ttft_s"), 3), "tokens": median("tokens"),
         "tokens_per_s": round(median("tokens_per_s"), 1),
@@ -105,6 +108,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     print(f"{figures['description']}")
     print(f"load + check        {figures['load_s']:.3f} s")
+    print(f"prompt tokens       ~{figures['prompt_tokens']}")
     print(f"time to first token {figures['ttft_s']:.3f} s  (median of {args.runs})")
     print(f"tokens per run      {figures['tokens']:.0f} (max {args.max_tokens})")
     print(f"tokens/s overall    {figures['tokens_per_s']:.1f}")

@@ -71,12 +71,31 @@ def root(
 
 def _register() -> None:
     """Attach every command group (modules import their services lazily)."""
-    from nonseq.commands import config_cmd, doctor_cmd, queue_cmd, store_cmd
+    from nonseq.commands import config_cmd, doctor_cmd, queue_cmd, research_cmd, store_cmd
 
     config_cmd.register(app)
     queue_cmd.register(app)
+    research_cmd.register(app)
+    from nonseq.commands import inspect_cmd
+
+    inspect_cmd.register(app)
+    from nonseq.commands import gate_cmd
+
+    gate_cmd.register(app)
+    from nonseq.commands import write_cmd
+
+    write_cmd.register(app)
     doctor_cmd.register(app)
+    from nonseq.commands import articles_cmd, persona_cmd, schema_cmd
+
+    persona_cmd.register(app)
+    schema_cmd.register(app)
+    articles_cmd.register(app)
     store_cmd.register(app)
+    from nonseq.commands import domains_cmd, searxng_cmd
+
+    domains_cmd.register(app)
+    searxng_cmd.register(app)
 
 
 _register()

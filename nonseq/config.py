@@ -42,6 +42,9 @@ class SearxngSettings(Section):
     categories: str = Field("general", description="SearXNG categories, comma separated")
     timeout: float = Field(15.0, gt=0, description="Seconds per request")
     retries: int = Field(3, ge=0, le=10, description="Retries on 429, 5xx and timeouts")
+    backoff: float = Field(
+        1.0, ge=0, le=60, description="Seconds before the first retry (doubles each retry)"
+    )
     max_results: int = Field(40, ge=1, le=500, description="Most results kept per topic")
     port: int = Field(8888, ge=1024, le=65535, description="Port of `nonseq searxng start`")
 
@@ -109,22 +112,40 @@ class ResearchSettings(Section):
     chunk_overlap: int = Field(40, ge=0, le=256, description="Overlap between chunks, in tokens")
     min_text_chars: int = Field(400, ge=0, description="Pages with less main text are dropped")
     max_pages: int = Field(30, ge=1, le=500, description="Most pages fetched per topic")
+    extraction: Literal["precision", "balanced", "recall"] = Field(
+        "precision",
+        description="trafilatura's bias: precision (best F1 on the benchmark), balanced or recall",
+    )
+    index_batch: int = Field(
+        32, ge=1, le=4096, description="Chunks embedded and written together while pages arrive"
+    )
 
 
 class RerankSettings(Section):
-    """[rerank] The reranker that orders the candidate pool."""
+    """[rerank] The reranker that orders the candidate pool (scores always in [0,1])."""
 
     backend: Literal["cross-encoder", "fastembed", "bi-encoder", "none"] = Field(
         "cross-encoder",
-        description="cross-encoder (sentence-transformers), fastembed (ONNX) or bi-encoder",
+        description="cross-encoder (sentence-transformers), fastembed (ONNX), bi-encoder or none",
     )
     model: str = Field("BAAI/bge-reranker-v2-m3", description="Cross-encoder model name")
-    model_path: str = Field("", description="Local folder of the cross-encoder")
+    model_path: str = Field(
+        "", description="Local folder of the cross-encoder; empty = the Hugging Face cache"
+    )
     batch_size: int = Field(16, ge=1, le=512, description="Pairs per batch")
     max_length: int = Field(512, ge=16, le=8192, description="Tokens per query+passage pair")
+    threads: int = Field(0, ge=0, le=256, description="CPU threads (fastembed); 0 = all cores")
     fallback: Literal["bi-encoder", "none"] = Field(
         "bi-encoder", description="What to use when the model cannot be loaded"
     )
+    fusion: Literal["auto", "none", "rrf", "weighted"] = Field(
+        "auto",
+        description="Fuse rerank scores with the pre-rank order: auto = only for the bi-encoder",
+    )
+    fusion_weight: float = Field(
+        0.5, ge=0, le=1, description="weighted fusion: share of the reranker (rest: pre-rank)"
+    )
+    fusion_k: int = Field(60, ge=1, le=1000, description="rrf fusion: the k of 1/(k + rank)")
 
 
 class LLMSettings(Section):
@@ -160,7 +181,7 @@ class LLMSettings(Section):
 
 
 class RetrievalSettings(Section):
-    """[retrieval] The retrieval chain."""
+    """[retrieval] The retrieval chain (see docs/retrieval.md for the formulas)."""
 
     prerank_top: int = Field(100, ge=1, le=10000, description="Research chunks after BM25")
     dedup_threshold: float = Field(0.92, gt=0, le=1, description="Cosine at which chunks are dups")
@@ -173,8 +194,10 @@ class RetrievalSettings(Section):
     final_top: int = Field(20, ge=1, le=500, description="Research facts given to the writer")
     per_url_max: int = Field(3, ge=1, le=100, description="Most chunks from one URL")
     knowledge_top: int = Field(20, ge=0, le=500, description="Knowledge chunks by similarity")
+    evergreen_pool: int = Field(20, ge=0, le=500, description="Evergreen chunks that reach rerank")
     evergreen_top: int = Field(6, ge=0, le=100, description="Evergreen chunks in the prompt")
     persona_top: int = Field(4, ge=0, le=50, description="Voice chunks in the prompt")
+    rrf_k: int = Field(60, ge=1, le=1000, description="k of the dense + sparse RRF (knowledge)")
     scroll_limit: int = Field(
         50000, ge=100, description="Largest collection scrolled whole; bigger ones use hybrid RRF"
     )

@@ -67,3 +67,34 @@ def run_checks(ws: Workspace) -> list[Check]:
         except Exception as exc:  # noqa: BLE001 - doctor reports every failure
             results.append(Check(name, False, f"{type(exc).__name__}: {exc}"))
     return results
+
+
+def _check_searxng(ws: Workspace) -> str:
+    """SearXNG answers JSON at [searxng] url (and which engines are not answering)."""
+    from nonseq.research.searx import SearxClient
+
+    with SearxClient(ws.settings.searxng) as client:
+        return client.check()
+
+
+EXTRA_CHECKS["searxng"] = _check_searxng
+
+
+def _check_reranker(ws: Workspace) -> str:
+    """The reranker loads, or which fallback runs and how to fix that."""
+    from nonseq.retrieval.rerank import check_reranker
+
+    return check_reranker(ws)
+
+
+EXTRA_CHECKS["reranker"] = _check_reranker
+
+
+def _check_llm(ws: Workspace) -> str:
+    """The configured LLM backend answers and has its model."""
+    from nonseq.llm import build_llm
+
+    return build_llm(ws.settings.llm).check()
+
+
+EXTRA_CHECKS["llm"] = _check_llm

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from statistics import fmean
+from typing import Any
 
 from nonseq.config import GateSettings
-from nonseq.models import Candidate, ContextPack, GateCheck, GateVerdict, SourceKind
+from nonseq.errors import StageError
+from nonseq.models import Candidate, ContextPack, GateCheck, GateVerdict, SourceKind, Stage, Topic
 
 #: The step name under which the reranker records its [0,1] score on a candidate.
 RERANK_STEP = "rerank"
+#: Stages the gate can judge.
+GATEABLE = (Stage.RESEARCHED, Stage.GATED, Stage.THIN)
 
 
 def gate_candidates(pack: ContextPack) -> list[Candidate]:
@@ -66,3 +70,25 @@ def evaluate(pack: ContextPack, settings: GateSettings) -> GateVerdict:
         mean_score=None if quality.skipped else quality.value,
         domains=int(checks[2].value),
     )
+
+
+def run_gate(ws: Any, ref: int | str) -> tuple[Topic, ContextPack, GateVerdict]:
+    """Retrieve a researched topic's context, judge it, and record the verdict in its history."""
+    from nonseq import queue
+    from nonseq.retrieval.pipeline import retrieve
+
+    topic = queue.get_topic(ws.db, ref)
+    if topic.stage not in GATEABLE:
+        raise StageError(f"topic {topic.slug!r} is {topic.stage}: the gate needs researched topics "
+                         f"(run `nonseq research {topic.id}` first)")
+    pack = retrieve(ws, topic)
+    verdict = evaluate(pack, ws.settings.gate)
+    data = verdict.to_dict()
+    reason = f"gate {verdict.status}" + (f": {'; '.join(verdict.reasons)}" if verdict.reasons else "")
+    if topic.stage is Stage.RESEARCHED:
+        topic = queue.move(ws.db, topic.id, Stage.GATED, reason=reason, data=data)
+    else:
+        queue.note(ws.db, topic.id, reason, data)
+    if not verdict.ok and topic.stage is Stage.GATED:
+        topic = queue.move(ws.db, topic.id, Stage.THIN, reason="; ".join(verdict.reasons))
+    return topic, pack, verdict

@@ -64,6 +64,8 @@ class Outcome(StrEnum):
     TOO_SHORT = "too_short"
     DUPLICATE = "duplicate"
     ERROR = "error"
+    REDIRECTS = "redirects"  # redirect loop or more redirects than [fetch] max_redirects
+    EMPTY = "empty"  # the server answered 2xx with an empty body
 
 
 def content_hash(text: str) -> str:
@@ -225,6 +227,10 @@ class ContextPack:
     reranker: str = ""
     reranker_offline: bool = False
     timings: dict[str, float] = field(default_factory=dict)
+    #: Candidates dropped before the rerank (duplicates, below the pre-rank cut).
+    discarded: list[Candidate] = field(default_factory=list)
+    #: One-line remarks for people (reranker offline, no research yet...).
+    notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
@@ -237,6 +243,8 @@ class ContextPack:
             "evergreen": [c.to_dict() for c in self.evergreen],
             "voice": [c.to_dict() for c in self.voice],
             "pool": [c.to_dict() for c in self.pool],
+            "discarded": [c.to_dict() for c in self.discarded],
+            "notes": list(self.notes),
             "timings": dict(self.timings),
         }
 

@@ -96,6 +96,20 @@ class Workspace:
 
         return SparseEncoder(self.settings.sparse)
 
+    @cached_property
+    def reranker(self):  # noqa: ANN201 - nonseq.retrieval.rerank.Reranker
+        """The reranker (falls back, marked offline, when its model cannot be loaded)."""
+        from nonseq.retrieval.rerank import build_reranker
+
+        return build_reranker(self.settings.rerank, self.embedder)
+
+    @cached_property
+    def domains(self):  # noqa: ANN201 - nonseq.research.domains.DomainRegistry
+        """The trusted/blocked domain registry (shipped lists plus the workspace's overrides)."""
+        from nonseq.research.domains import load_default
+
+        return load_default(user_dir=self.data_dir)
+
     def close(self) -> None:
         """Close everything that was opened, newest first."""
         while self._closers:

@@ -65,4 +65,4 @@ def cli() -> Cli:
     return Cli()
 
 #: Fixture modules of the stages (local web, SearXNG, LLM servers), loaded for every test file.
-pytest_plugins: list[str] = []
+pytest_plugins: list[str] = ["tests.web"]

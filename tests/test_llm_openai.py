@@ -8,12 +8,12 @@ from collections.abc import Callable, Iterator
 
 import httpx
 import pytest
+from llm_servers import free_port, llama_cpp_server
 
 from nonseq.config import LLMSettings
 from nonseq.errors import BackendError
 from nonseq.llm import build_llm
 from nonseq.llm.openai_compat import OpenAICompatLLM
-from tests.llm_servers import free_port, llama_cpp_server
 
 PROMPT = [{"role": "user", "content": "Say hello."}]
 SCHEMA = {

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import typer
 
+from rich.markup import escape
+
 from nonseq.commands._common import console, workspace
 from nonseq.doctor import run_checks
 
@@ -14,7 +16,7 @@ def doctor(ctx: typer.Context) -> None:
     failed = 0
     for check in results:
         mark = "[green]ok[/green]  " if check.ok else "[red]FAIL[/red]"
-        console.print(f"{mark} {check.name}: {check.detail}", soft_wrap=True)
+        console.print(f"{mark} {check.name}: {escape(check.detail)}", soft_wrap=True)
         failed += not check.ok
     if failed:
         console.print(f"{failed} check(s) failed")

@@ -127,6 +127,8 @@ class OpenAICompatLLM(ChatBackend):
         except ConnectionFailed:
             raise
         except BackendError:
+            if not self.model:
+                raise
             served = []  # no usable /models route: trust the setting
         if not self.model:
             if not served:

@@ -14,7 +14,9 @@ SPECIAL_TOKENS = 2
 #: Longest title kept in the provenance header, in characters.
 HEADER_TITLE_CHARS = 90
 #: A sentence ends after . ! ? or … (and closing quotes/brackets), before a capital, digit or quote.
-_SENTENCE_END = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9À-Ý])")
+_SENTENCE_END = re.compile(
+    r"(?:(?<=[.!?…])|(?<=[.!?…][\"'”’)\]]))\s+(?=[\"'“‘(\[]?[A-Z0-9À-Ý])"
+)
 
 CountTokens = Callable[[str], int]
 

@@ -56,7 +56,7 @@ class Extraction:
     @property
     def ok(self) -> bool:
         """True when the page yielded a document to index."""
-        return self.document is not None
+        return self.outcome == Outcome.FETCHED and self.document is not None
 
 
 def content_kind(content_type: str, url: str = "") -> str:
@@ -70,6 +70,14 @@ def content_kind(content_type: str, url: str = "") -> str:
     if mime.startswith("text/") or suffix in _TEXT_SUFFIXES:
         return TEXT
     return HTML
+
+
+def guess_content_type(name: str) -> str:
+    """text/html, text/markdown or text/plain from a file name's suffix."""
+    suffix = PurePosixPath(name).suffix.lower()
+    if suffix in _HTML_SUFFIXES:
+        return "text/html"
+    return "text/markdown" if suffix in _MD_SUFFIXES else "text/plain"
 
 
 def extract_html(
@@ -116,11 +124,13 @@ def extract_plain(text: str, url: str = "", *, markdown: bool = False) -> Docume
     )
 
 
-def extract(body: str | bytes, content_type: str = "text/html", url: str = "") -> Document | None:
+def extract(body: str | bytes, content_type: str = "text/html", url: str = "",
+            favor: str = "precision") -> Document | None:
     """Dispatch on the content kind: trafilatura for HTML, the plain path for Markdown/text."""
     kind = content_kind(content_type, url)
     if kind == HTML:
-        return extract_html(body, url)
+        return extract_html(body, url, favor_precision=favor == "precision",
+                            favor_recall=favor == "recall")
     if isinstance(body, bytes):
         body = body.decode("utf-8", errors="replace")
     return extract_plain(body, url, markdown=kind == MARKDOWN)
@@ -131,12 +141,13 @@ class Extractor:
     """Extracts pages for one topic: drops too-short pages and exact duplicates (by content hash)."""
 
     min_text_chars: int = 400
+    favor: str = "precision"
     seen: dict[str, str] = field(default_factory=dict)
 
     def extract(self, body: str | bytes, content_type: str, url: str) -> Extraction:
         """Extract one page and decide whether it is indexed."""
         try:
-            doc = extract(body, content_type, url)
+            doc = extract(body, content_type, url, self.favor)
         except Exception as exc:  # trafilatura/lxml raise many kinds on broken markup
             return Extraction(Outcome.ERROR, reason=f"extraction failed: {type(exc).__name__}")
         return self.admit(doc, url)
@@ -145,12 +156,12 @@ class Extractor:
         """Apply the length and duplicate rules to an extracted document."""
         chars = len(doc.text) if doc else 0
         if doc is None or chars < self.min_text_chars:
-            return Extraction(Outcome.TOO_SHORT,
+            return Extraction(Outcome.TOO_SHORT, doc,
                               reason=f"main text {chars} chars < {self.min_text_chars}")
         digest = doc.content_hash
-        first = self.seen.setdefault(digest, url)
-        if first != url:
-            return Extraction(Outcome.DUPLICATE, doc, reason=f"same text as {first}")
+        if digest in self.seen:
+            return Extraction(Outcome.DUPLICATE, doc, reason=f"same text as {self.seen[digest]}")
+        self.seen[digest] = url
         return Extraction(Outcome.FETCHED, doc)
 
 

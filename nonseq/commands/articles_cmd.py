@@ -1,0 +1,65 @@
+"""`nonseq articles list|show`: what has been written, with its grounding figures."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from nonseq.commands._common import console, print_json, workspace
+
+articles_app = typer.Typer(help="Written articles: list them, print one.", no_args_is_help=True)
+
+
+@articles_app.command("list")
+def list_(
+    ctx: typer.Context,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
+) -> None:
+    """List written articles, newest first, with citation and support figures."""
+    from rich.table import Table
+
+    from nonseq.articles import list_articles
+
+    folder = workspace(ctx).articles_dir
+    rows = list_articles(folder)
+    if as_json:
+        print_json(rows)
+        return
+    if not rows:
+        console.print(f"no articles yet in {folder}")
+        return
+    table = Table(title=f"{len(rows)} article(s) in {folder}")
+    table.add_column("file", no_wrap=True)
+    for col in ("title", "date", "persona", "schema", "sources", "cited", "unsupported"):
+        table.add_column(col, overflow="fold")
+    for r in rows:
+        if "error" in r:
+            table.add_row(r["file"], f"[red]{r['error']}[/red]", "", "", "", "", "", "")
+            continue
+        support = f"{r.get('unsupported')}/{r.get('sentences')}"
+        table.add_row(r["file"], r["title"], r["date"][:10], r["persona"], r["schema"],
+                      str(r["sources"]), str(r.get("citations")), support)
+    console.print(table)
+
+
+@articles_app.command("show")
+def show(
+    ctx: typer.Context,
+    ref: Annotated[str, typer.Argument(help="Slug (or slug-2...), file name or path")],
+    as_json: Annotated[bool, typer.Option("--json", help="Front matter and body as JSON")] = False,
+) -> None:
+    """Print an article."""
+    from nonseq.articles import find_article, read_article
+
+    path = find_article(workspace(ctx).articles_dir, ref)
+    if as_json:
+        meta, body = read_article(path)
+        print_json({"path": str(path), "meta": meta, "body": body})
+        return
+    typer.echo(path.read_text(encoding="utf-8"), nl=False)
+
+
+def register(app: typer.Typer) -> None:
+    """Attach the articles group to the root app."""
+    app.add_typer(articles_app, name="articles")

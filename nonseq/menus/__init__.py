@@ -1,0 +1,1 @@
+"""Interactive prompts (questionary). They only ask; every choice calls a service function."""

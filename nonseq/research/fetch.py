@@ -1,0 +1,412 @@
+"""Fetching pages: async httpx, concurrency limits, size/type/charset checks, robots, SSRF guard."""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import html
+import re
+import ssl
+import time
+from collections.abc import AsyncIterator, Iterable
+from dataclasses import dataclass, field
+from email.message import Message
+from urllib.parse import urljoin, urlsplit
+
+import httpcore
+import httpx
+
+from nonseq.config import FetchSettings
+from nonseq.errors import UsageError
+from nonseq.models import Outcome, Source
+from nonseq.research.domains import DomainRegistry, normalize_host
+from nonseq.research.robots import RobotsCache, origin_of
+from nonseq.research.ssrf import Guard, GuardRefusal, PinnedTransport, ResolveError, Resolver, pin_key
+
+TEXT_TYPES = frozenset({"text/html", "application/xhtml+xml", "text/plain"})
+REDIRECT_CODES = frozenset({301, 302, 303, 307, 308})
+ROBOTS_MAX_BYTES = 512_000
+_MAGIC = (
+    (b"%PDF-", "PDF document"), (b"\x89PNG", "PNG image"), (b"GIF8", "GIF image"),
+    (b"\xff\xd8\xff", "JPEG image"), (b"PK\x03\x04", "ZIP archive"), (b"\x1f\x8b", "gzip data"),
+    (b"\x7fELF", "executable"), (b"RIFF", "RIFF media"), (b"OggS", "Ogg media"),
+)
+_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([a-zA-Z0-9_.:-]+)""", re.I)
+_TITLE = re.compile(r"<title[^>]*>(.*?)</title\s*>", re.I | re.S)
+_HTML_START = re.compile(rb"^\s*(<!--.*?-->\s*)*<(!doctype\s+html|html|head|body)", re.I | re.S)
+
+
+@dataclass
+class FetchedPage:
+    """A fetch outcome (always a Source) and, when fetched, the decoded body."""
+
+    source: Source
+    text: str | None = None
+    content_type: str = ""
+
+
+@dataclass
+class _Answer:
+    """What one request chain produced, before it becomes a FetchedPage."""
+
+    outcome: Outcome
+    reason: str = ""
+    status: int | None = None
+    final_url: str = ""
+    body: bytes = b""
+    content_type: str = ""
+    charset: str = ""
+    redirects: list[str] = field(default_factory=list)
+
+
+class _Stop(Exception):
+    """Ends a request chain with an outcome."""
+
+    def __init__(self, outcome: Outcome, reason: str, status: int | None = None) -> None:
+        super().__init__(reason)
+        self.outcome, self.reason, self.status = outcome, reason, status
+
+
+# --- body checks --------------------------------------------------------------------------------
+
+
+def _media_type(header: str) -> tuple[str, str]:
+    """(media type, charset) of a Content-Type header, lower-case; empty when absent."""
+    if not header:
+        return "", ""
+    msg = Message()
+    msg["content-type"] = header
+    charset = msg.get_param("charset")
+    return msg.get_content_type().lower(), str(charset).strip().lower() if charset else ""
+
+
+def binary_kind(head: bytes) -> str | None:
+    """What binary content the first bytes look like (None for text)."""
+    for magic, name in _MAGIC:
+        if head.startswith(magic):
+            return name
+    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return None
+    sample = head[:2048]
+    if b"\x00" in sample:
+        return "binary data"
+    controls = sum(1 for b in sample if b < 32 and b not in (9, 10, 12, 13, 27))
+    return "binary data" if sample and controls / len(sample) > 0.1 else None
+
+
+def _codec(name: str) -> str | None:
+    """The Python codec for a charset label, None when unknown."""
+    try:
+        return codecs.lookup(name.strip().strip("\"'")).name if name else None
+    except LookupError:
+        return None
+
+
+def decode_body(body: bytes, charset: str = "", is_html: bool = True) -> tuple[str, str]:
+    """Decode a body: BOM, then the header charset, <meta charset>, UTF-8, else windows-1252."""
+    for bom, name in ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"),
+                      (codecs.BOM_UTF16_BE, "utf-16")):
+        if body.startswith(bom):
+            return body.decode(name, errors="replace"), name
+    meta = _META_CHARSET.search(body[:4096]) if is_html else None
+    for label in (charset, meta.group(1).decode("ascii", "ignore") if meta else ""):
+        codec = _codec(label)
+        if codec:
+            return body.decode(codec, errors="replace"), codec
+    try:
+        return body.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        return body.decode("cp1252", errors="replace"), "cp1252"
+
+
+def page_title(text: str) -> str:
+    """The <title> of an HTML text, collapsed to one line (empty when none)."""
+    match = _TITLE.search(text[:200_000])
+    return " ".join(html.unescape(match.group(1)).split())[:300] if match else ""
+
+
+def _check_type(media: str, head: bytes, url: str) -> str:
+    """The media type to keep, or raise _Stop(WRONG_TYPE) for PDFs, binaries and other types."""
+    if media == "application/pdf" or head.startswith(b"%PDF-") or (
+            media in ("", "application/octet-stream") and url.lower().endswith(".pdf")):
+        raise _Stop(Outcome.WRONG_TYPE, "PDF skipped (PDF text extraction is not supported)")
+    if media and media not in TEXT_TYPES:
+        raise _Stop(Outcome.WRONG_TYPE, f"content type {media} is not HTML or plain text")
+    kind = binary_kind(head)
+    if kind:
+        raise _Stop(Outcome.WRONG_TYPE, f"{kind} served as {media or 'an untyped body'}")
+    if not media:
+        return "text/html" if _HTML_START.match(head) else "text/plain"
+    return media
+
+
+def _parse(url: str) -> tuple[str, str, httpx.URL | None, str]:
+    """(scheme, host as connect_tcp will see it, httpx URL or None, problem) of a URL."""
+    try:
+        split = urlsplit(url)
+        host = (split.hostname or "").lower()
+    except ValueError as exc:
+        return "", "", None, f"invalid URL: {exc}"
+    try:
+        parsed = httpx.URL(url)
+        return split.scheme.lower(), pin_key(parsed), parsed, ""
+    except (httpx.InvalidURL, UnicodeError) as exc:
+        return split.scheme.lower(), host, None, f"invalid URL: {exc}"
+
+
+# --- the fetcher --------------------------------------------------------------------------------
+
+
+class Fetcher:
+    """Fetches URLs politely and safely; every outcome becomes a models.Source."""
+
+    def __init__(
+        self, settings: FetchSettings, registry: DomainRegistry, resolver: Resolver | None = None,
+        *, network_backend: httpcore.AsyncNetworkBackend | None = None,
+        ssl_context: ssl.SSLContext | None = None,
+    ) -> None:
+        self.settings = settings
+        self.ssl_context = ssl_context
+        self.registry = registry
+        self.guard = Guard(settings.allow_private, tuple(settings.allow_hosts), resolver)
+        self.network_backend = network_backend
+        self.robots = RobotsCache(settings.user_agent, self._fetch_robots)
+        self._pins: dict[str, str] = {}
+        self._client: httpx.AsyncClient | None = None
+        self._global = asyncio.Semaphore(settings.concurrency)
+        self._per_domain: dict[str, asyncio.Semaphore] = {}
+
+    # -- public API ----------------------------------------------------------------------------
+    async def stream(self, urls: Iterable[str]) -> AsyncIterator[FetchedPage]:
+        """Fetch URLs concurrently and yield each page as soon as it is done (duplicates first)."""
+        todo: list[str] = []
+        seen: set[str] = set()
+        for url in urls:
+            if url in seen:
+                yield self._page(url, _Answer(Outcome.DUPLICATE, "listed twice"), 0.0)
+                continue
+            seen.add(url)
+            todo.append(url)
+        self._global = asyncio.Semaphore(self.settings.concurrency)
+        self._per_domain = {}
+        self._pins = {}
+        transport = PinnedTransport(self._pins, max_connections=self.settings.concurrency * 2,
+                                    network_backend=self.network_backend,
+                                    ssl_context=self.ssl_context)
+        async with httpx.AsyncClient(
+            transport=transport, follow_redirects=False, trust_env=False,
+            headers=self._headers(), timeout=httpx.Timeout(self.settings.timeout),
+        ) as client:
+            self._client = client
+            tasks = [asyncio.create_task(self._fetch_one(url)) for url in todo]
+            try:
+                for done in asyncio.as_completed(tasks):
+                    yield await done
+            finally:
+                for task in tasks:
+                    task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+                self._client = None
+
+    def fetch_all(self, urls: Iterable[str]) -> list[FetchedPage]:
+        """Fetch URLs and return every page (in completion order); not for use inside a loop."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(self._collect(list(urls)))
+        raise UsageError("fetch_all() cannot run inside an event loop: use `async for` on stream()")
+
+    async def aclose(self) -> None:
+        """Close the HTTP client of a stream that was abandoned half-way (harmless otherwise)."""
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    async def _collect(self, urls: list[str]) -> list[FetchedPage]:
+        """All pages of stream() in a list."""
+        return [page async for page in self.stream(urls)]
+
+    # -- one URL -------------------------------------------------------------------------------
+    def _headers(self) -> dict[str, str]:
+        """Headers sent with every request."""
+        return {"User-Agent": self.settings.user_agent,
+                "Accept": "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.1",
+                "Accept-Language": "en;q=0.9,*;q=0.5"}
+
+    async def _fetch_one(self, url: str) -> FetchedPage:
+        """Fetch one URL under the global limit; never raises (except cancellation)."""
+        async with self._global:
+            started = time.monotonic()
+            try:
+                answer = await self._follow(url, self.settings.max_bytes, page=True)
+            except Exception as exc:  # noqa: BLE001 - every failure becomes an outcome
+                answer = _Answer(Outcome.ERROR, f"{type(exc).__name__}: {exc}"[:300])
+            return self._page(url, answer, time.monotonic() - started)
+
+    def _page(self, url: str, answer: _Answer, seconds: float) -> FetchedPage:
+        """Turn an answer into a FetchedPage with its Source."""
+        final = answer.final_url or url
+        text: str | None = None
+        title = ""
+        if answer.outcome is Outcome.FETCHED:
+            is_html = answer.content_type != "text/plain"
+            text, _ = decode_body(answer.body, answer.charset, is_html)
+            title = page_title(text) if is_html else ""
+        source = Source(
+            url=url, final_url=final, domain=normalize_host(final) or normalize_host(url),
+            outcome=answer.outcome,
+            status=answer.status, reason=answer.reason, bytes=len(answer.body),
+            seconds=round(seconds, 3), title=title, trust_boost=self.registry.boost(final),
+        )
+        return FetchedPage(source, text, answer.content_type)
+
+    async def _follow(self, url: str, max_bytes: int, page: bool) -> _Answer:
+        """Follow a redirect chain hop by hop, checking every hop; the answer of the last one."""
+        current, hops, seen = url, [], {url}
+        budget = self.settings.timeout  # request time only: waiting for a limit is not counted
+        while True:
+            try:
+                next_url, spent = await self._hop(current, max_bytes, page, budget, bool(hops))
+            except _Stop as stop:
+                return _Answer(stop.outcome, stop.reason, stop.status, current, redirects=hops)
+            except _Done as done:
+                done.answer.final_url, done.answer.redirects = current, hops
+                return done.answer
+            budget -= spent
+            hops.append(current)
+            if next_url in seen:
+                return _Answer(Outcome.REDIRECTS, f"redirect loop back to {next_url}",
+                               final_url=current, redirects=hops)
+            if len(hops) > self.settings.max_redirects:
+                return _Answer(Outcome.REDIRECTS, f"more than {self.settings.max_redirects} "
+                               "redirects", final_url=current, redirects=hops)
+            seen.add(next_url)
+            current = next_url
+
+    async def _check(self, url: str, page: bool, redirected: bool) -> httpx.URL:
+        """Scheme, blocklist, SSRF guard and robots checks of one hop; raise _Stop to refuse."""
+        scheme, host, parsed, problem = _parse(url)
+        if problem and not host:
+            raise _Stop(Outcome.ERROR, problem[:300])
+        if scheme not in ("http", "https") or not host:
+            raise _Stop(Outcome.REFUSED, f"only http and https URLs are fetched (not {scheme or url!r})")
+        info = self.registry.lookup(url)
+        if info.blocked:
+            via = "redirected to " if redirected else ""
+            raise _Stop(Outcome.BLOCKED, f"{via}blocked domain {info.domain}: {info.reason}")
+        if host not in self._pins:
+            try:
+                self._pins[host] = await self.guard.pin(host)
+            except GuardRefusal as exc:
+                raise _Stop(Outcome.REFUSED, str(exc)) from None
+            except ResolveError as exc:
+                raise _Stop(Outcome.ERROR, str(exc)) from None
+        if parsed is None:  # the guard had its say first: 0177.0.0.1 is refused, not "invalid"
+            raise _Stop(Outcome.ERROR, problem[:300])
+        if page and self.settings.respect_robots and not await self.robots.allowed(url):
+            raise _Stop(Outcome.ROBOTS, f"disallowed by {origin_of(url)}/robots.txt")
+        return parsed
+
+    def _domain_limit(self, url: str) -> asyncio.Semaphore:
+        """The semaphore limiting requests in flight to one domain."""
+        key = normalize_host(url)
+        if key not in self._per_domain:
+            self._per_domain[key] = asyncio.Semaphore(self.settings.per_domain)
+        return self._per_domain[key]
+
+    async def _hop(self, url: str, max_bytes: int, page: bool, budget: float,
+                   redirected: bool) -> tuple[str, float]:
+        """One checked request: (redirect target, seconds spent), or raise _Done/_Stop."""
+        parsed = await self._check(url, page, redirected)
+        async with self._domain_limit(url):
+            started = time.monotonic()
+            if budget <= 0:
+                raise _Stop(Outcome.TIMEOUT, f"no answer within {self.settings.timeout:g}s")
+            try:
+                async with asyncio.timeout(budget):
+                    target = await self._request(parsed, max_bytes, page)
+            except TimeoutError:
+                raise _Stop(Outcome.TIMEOUT,
+                            f"no complete answer within {self.settings.timeout:g}s") from None
+            except httpx.TimeoutException:
+                raise _Stop(Outcome.TIMEOUT, "timed out") from None
+            except httpx.HTTPError as exc:
+                reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+                raise _Stop(Outcome.ERROR, reason[:300]) from None
+            return target, time.monotonic() - started
+
+    async def _request(self, url: httpx.URL, max_bytes: int, page: bool) -> str:
+        """Send one GET, read what is allowed of the body; return a redirect target or raise."""
+        assert self._client is not None
+        request = self._client.build_request("GET", url)
+        response = await self._client.send(request, stream=True)
+        try:
+            status = response.status_code
+            location = response.headers.get("location")
+            if status in REDIRECT_CODES and location:
+                return urljoin(str(url), location.strip())
+            if not 200 <= status < 300:
+                raise _Stop(Outcome.HTTP_ERROR, f"HTTP {status} {response.reason_phrase}".strip(),
+                            status)
+            answer = await self._read(response, max_bytes, page)
+            answer.status = status
+            raise _Done(answer)
+        finally:
+            await response.aclose()
+
+    async def _read(self, response: httpx.Response, max_bytes: int, page: bool) -> _Answer:
+        """Stream the body up to max_bytes; pages are type-checked and refused when too large."""
+        media, charset = _media_type(response.headers.get("content-type", ""))
+        declared = response.headers.get("content-length", "")
+        if page and media and media not in TEXT_TYPES:
+            _check_type(media, b"", str(response.url))  # refused on the header alone
+        if page and declared.isdigit() and int(declared) > max_bytes:
+            raise _Stop(Outcome.TOO_LARGE, f"Content-Length {declared} > {max_bytes} bytes",
+                        response.status_code)
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in response.aiter_bytes():
+            if page and not chunks:
+                media = _check_type(media, chunk[:2048], str(response.url))
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > max_bytes:
+                if page:
+                    raise _Stop(Outcome.TOO_LARGE, f"body larger than {max_bytes} bytes (cut)",
+                                response.status_code)
+                chunks = [b"".join(chunks)[:max_bytes]]  # robots.txt: keep the first part
+                break
+        body = b"".join(chunks)
+        if not body:
+            if page:
+                _check_type(media, b"", str(response.url))
+            return _Answer(Outcome.EMPTY, "empty body", content_type=media)
+        return _Answer(Outcome.FETCHED, body=body, content_type=media, charset=charset)
+
+    async def _fetch_robots(self, robots_url: str) -> tuple[int | None, str]:
+        """GET robots.txt through the same checks (without robots itself); (status, text)."""
+        answer = await self._follow(robots_url, ROBOTS_MAX_BYTES, page=False)
+        if answer.outcome in (Outcome.FETCHED, Outcome.EMPTY):
+            return answer.status or 200, answer.body.decode("utf-8", errors="replace")
+        if answer.outcome is Outcome.HTTP_ERROR:
+            return answer.status, ""
+        return None, ""
+
+
+class _Done(Exception):
+    """Ends a request chain with a complete answer."""
+
+    def __init__(self, answer: _Answer) -> None:
+        super().__init__(answer.outcome)
+        self.answer = answer
+
+
+def fetch_urls(
+    urls: Iterable[str], settings: FetchSettings, registry: DomainRegistry,
+    resolver: Resolver | None = None, topic_slug: str = "",
+) -> list[FetchedPage]:
+    """Fetch URLs (sync); each page's Source carries topic_slug, ready for queue.record_sources."""
+    pages = Fetcher(settings, registry, resolver).fetch_all(urls)
+    for page in pages:
+        page.source.topic_slug = topic_slug
+    return pages

@@ -1,0 +1,81 @@
+"""`nonseq inspect`: the context pack as a table and as JSON, through the in-process CLI."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from nonseq.config import load_settings
+from nonseq.index.store import research_collection
+from nonseq.indexing import index_chunks
+from nonseq.models import Chunk
+from nonseq.retrieval import rerank as rr
+from nonseq.workspace import Workspace
+
+
+@pytest.fixture(autouse=True)
+def fresh_warnings(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No reranker warning printed yet in this test."""
+    monkeypatch.setattr(rr, "_WARNED", set())
+
+
+@pytest.fixture
+def topic_id(cli) -> str:  # noqa: ANN001
+    """A queued topic with research chunks indexed (the workspace closed again)."""
+    out = cli("queue", "add", "Heat pumps in cold climates", "--category", "climate",
+              "--focus", "efficiency below freezing", "--json")
+    topic = json.loads(out.stdout)
+    texts = ["Heat pumps keep a good efficiency below freezing with modern compressors.",
+             "Heat pumps keep a good efficiency below freezing with modern compressors!",
+             "Cold climate heat pumps reach a COP of two at minus fifteen degrees.",
+             "Football scores from the weekend."]
+    chunks = [Chunk(text=t, topic_slug=topic["slug"], category="climate",
+                    url=f"https://site{i}.org/p", domain=f"site{i}.org", title=f"Site {i}",
+                    trust_boost=0.7 if i == 2 else 0.0) for i, t in enumerate(texts)]
+    with Workspace(load_settings()) as ws:
+        index_chunks(ws, research_collection("climate"), chunks)
+    return str(topic["id"])
+
+
+def test_inspect_table(cli, topic_id: str, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
+    """The table lists the chosen chunks with each step's score and what was dropped, and why."""
+    from nonseq.commands import _common
+
+    monkeypatch.setattr(_common.console, "width", 220)
+    result = cli("inspect", topic_id)
+    out = result.stdout
+    assert "Research facts" in out and "bm25" in out and "rerank" in out
+    assert "site2.org" in out and "kept" in out
+    assert "duplicate" in out
+    assert "OFFLINE" in out
+    assert result.stderr.count("warning:") == 1
+
+
+def test_inspect_json(cli, topic_id: str) -> None:  # noqa: ANN001
+    """--json prints the pack: research with scores by step, pool, discarded, offline flag."""
+    data = json.loads(cli("inspect", topic_id, "--json").stdout)
+    assert data["reranker_offline"] is True
+    assert len(data["research"]) == 3 and len(data["discarded"]) == 1
+    first = data["research"][0]
+    assert {"bm25", "trust", "dedup", "rerank", "normalized", "final"} <= set(first["scores"])
+    assert data["discarded"][0]["dropped"].startswith("duplicate of")
+    assert data["research"][0]["domain"] == "site2.org"  # trusted and on topic
+    assert len(data["pool"]) == 3
+
+
+def test_inspect_unknown_topic_is_one_line_error(cli) -> None:  # noqa: ANN001
+    """An unknown topic: one error line and a non-zero exit."""
+    result = cli("inspect", "999", code=None)
+    assert result.exit_code != 0
+    lines = [ln for ln in result.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "error" in lines[0]
+
+
+def test_inspect_topic_without_research(cli) -> None:  # noqa: ANN001
+    """A topic with no research chunks yet: a clear message, no table."""
+    cli("queue", "add", "Tidal power", "--category", "climate")
+    out = cli("inspect", "1").stdout
+    assert "no research chunks yet" in out
+    data = json.loads(cli("inspect", "tidal-power", "--json").stdout)
+    assert data["research"] == [] and "no research" in data["message"]

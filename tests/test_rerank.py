@@ -1,0 +1,172 @@
+"""Rerankers: [0,1] scores, the offline fallback, and the real CrossEncoder code path (tiny model)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from nonseq.config import RerankSettings
+from nonseq.errors import BackendError
+from nonseq.index.embed import ASSETS
+from nonseq.retrieval import rerank as rr
+from nonseq.retrieval.rerank import (
+    BiEncoderReranker,
+    CrossEncoderReranker,
+    FastEmbedReranker,
+    build_reranker,
+    sigmoid,
+    to_unit_scores,
+)
+
+
+@pytest.fixture(scope="module")
+def tiny_cross_encoder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 2-layer, 32-wide BERT cross-encoder with the bundled MiniLM tokenizer, saved locally."""
+    import torch
+    from transformers import BertConfig, BertForSequenceClassification
+
+    folder = tmp_path_factory.mktemp("tiny-ce")
+    torch.manual_seed(0)
+    config = BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=2,
+                        num_attention_heads=2, intermediate_size=64,
+                        max_position_embeddings=128, num_labels=1)
+    BertForSequenceClassification(config).save_pretrained(folder)
+    for name in ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"):
+        shutil.copy(ASSETS / name, folder / name)
+    return folder
+
+
+@pytest.fixture(autouse=True)
+def fresh_warnings(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test starts with no warning printed yet and no model loaded."""
+    monkeypatch.setattr(rr, "_WARNED", set())
+    monkeypatch.setattr(rr, "_LOADED", {})
+
+
+class FakeEmbedder:
+    """A deterministic embedder: a bag of letters."""
+
+    name, dim, max_tokens = "fake", 26, 256
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """One letter histogram per text."""
+        out = np.zeros((len(texts), 26), dtype=np.float32)
+        for i, text in enumerate(texts):
+            for ch in text.lower():
+                if "a" <= ch <= "z":
+                    out[i, ord(ch) - 97] += 1
+        return out
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """The query's histogram."""
+        return self.embed([text])[0]
+
+
+def test_sigmoid_maps_logits_into_unit_interval() -> None:
+    """Logits go through a sigmoid; two-column outputs through a softmax."""
+    np.testing.assert_allclose(sigmoid([0.0]), [0.5])
+    out = to_unit_scores([-1000.0, 0.0, 3.0, 1000.0])
+    assert out[0] == pytest.approx(0.0) and out[-1] == pytest.approx(1.0)
+    assert out[2] == pytest.approx(1 / (1 + np.exp(-3.0)))
+    assert to_unit_scores([[2.0], [-2.0]]).shape == (2,)
+    np.testing.assert_allclose(to_unit_scores([[0.0, 0.0]]), [0.5])
+    with pytest.raises(BackendError):
+        to_unit_scores(np.zeros((2, 2, 2)))
+
+
+def test_offline_fallback_warns_once_and_is_marked(capsys: pytest.CaptureFixture[str]) -> None:
+    """A model that is not on disk: one stderr warning, bi-encoder fallback, offline=True."""
+    settings = RerankSettings()  # BAAI/bge-reranker-v2-m3, not available here
+    first = build_reranker(settings, FakeEmbedder())
+    second = build_reranker(settings, FakeEmbedder())
+    err = capsys.readouterr().err
+    assert err.count("warning:") == 1 and "bge-reranker-v2-m3" in err and "model_path" in err
+    for r in (first, second):
+        assert isinstance(r, BiEncoderReranker) and r.offline and "offline" in r.note
+    none = build_reranker(settings.model_copy(update={"fallback": "none"}), FakeEmbedder())
+    assert none.backend == "none" and none.offline
+
+
+def test_missing_model_path_and_fastembed_offline() -> None:
+    """A model_path without a model, and fastembed without its files, both fall back."""
+    bad = build_reranker(RerankSettings(model_path="/nonexistent/ce"), FakeEmbedder(), warn=False)
+    assert bad.offline and "config.json" in bad.note
+    fe = build_reranker(RerankSettings(backend="fastembed"), FakeEmbedder(), warn=False)
+    assert fe.offline and fe.backend == "bi-encoder"
+
+
+def test_fastembed_backend_applies_sigmoid(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """fastembed returns raw logits: they come out through a sigmoid, batched as configured."""
+    calls: list[tuple[str, list[str], int]] = []
+
+    class FakeCrossEncoder:
+        def __init__(self, model: str, **kwargs: object) -> None:
+            assert kwargs["local_files_only"] is True
+
+        def rerank(self, query: str, docs: list[str], batch_size: int) -> list[float]:
+            calls.append((query, docs, batch_size))
+            return [-2.0, 0.0, 5.0]
+
+    import fastembed.rerank.cross_encoder as fe
+
+    monkeypatch.setattr(fe, "TextCrossEncoder", FakeCrossEncoder)
+    r = FastEmbedReranker(RerankSettings(backend="fastembed", model_path=str(tmp_path),
+                                         batch_size=7, max_length=16))
+    out = r.score("q", ["a", "b", "c" * 1000])
+    np.testing.assert_allclose(out, sigmoid([-2.0, 0.0, 5.0]))
+    assert calls[0][2] == 7 and len(calls[0][1][2]) < 1000  # truncated to the window
+
+
+def test_bi_encoder_uses_stored_vectors_and_clips() -> None:
+    """Cosine in [0,1]; stored vectors are used as given, missing ones embedded."""
+    emb = FakeEmbedder()
+    r = BiEncoderReranker(emb)
+    stored = [list(emb.embed_query("abc")), None]
+    out = r.score("abc", ["zzz", "xyz"], stored)
+    assert out[0] == pytest.approx(1.0) and 0.0 <= out[1] < 1.0
+    assert r.score("q", []).size == 0
+
+
+def test_tiny_cross_encoder_plumbing(tiny_cross_encoder: Path) -> None:
+    """The real sentence-transformers path: local folder, window cut, batches, [0,1] scores."""
+    settings = RerankSettings(model_path=str(tiny_cross_encoder), batch_size=2, max_length=512)
+    r = build_reranker(settings, FakeEmbedder())
+    assert isinstance(r, CrossEncoderReranker) and not r.offline
+    assert r.max_length == 128  # cut to the model's position window
+    passages = ["short", "x " * 5000, "another passage", "a fourth one", "fifth"]
+    out = r.score("a query about something", passages)
+    assert out.shape == (5,) and np.all((out >= 0) & (out <= 1))
+    assert r.score("q", []).size == 0
+    assert build_reranker(settings, FakeEmbedder()) is r  # loaded once per process
+
+
+def test_cross_encoder_import_error_is_a_backend_error(monkeypatch: pytest.MonkeyPatch,
+                                                       tiny_cross_encoder: Path) -> None:
+    """Without sentence-transformers the load fails with a one-line BackendError (then fallback)."""
+    import builtins
+
+    real_import = builtins.__import__
+
+    def fake_import(name: str, *args: object, **kwargs: object) -> object:
+        if name == "sentence_transformers":
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", fake_import)
+    with pytest.raises(BackendError, match="not installed"):
+        CrossEncoderReranker(RerankSettings(model_path=str(tiny_cross_encoder)))
+
+
+def test_doctor_reports_the_reranker(ws, tiny_cross_encoder: Path) -> None:  # noqa: ANN001
+    """The doctor check names the fallback and the fix, or the loaded model."""
+    from nonseq.doctor import EXTRA_CHECKS
+
+    detail = EXTRA_CHECKS["reranker"](ws)
+    assert "OFFLINE" in detail and "model_path" in detail
+    ws.settings.rerank.model_path = str(tiny_cross_encoder)
+    ws.__dict__.pop("reranker", None)
+    detail = rr.check_reranker(ws)
+    assert "loaded" in detail and "tiny" in detail
