@@ -96,6 +96,7 @@ def run(data: Path, limit: int | None) -> dict[str, Any]:
             summary = run_research(ws, topic.id, urls=urls)
             research_cpu = time.process_time() - cpu
             points = ws.store.scroll_all(research_collection("business"))
+            points.sort(key=lambda p: (p.chunk.url, p.chunk.position))  # page order, as indexed
             texts = [embed_text(p.chunk) for p in points]
             started, cpu = time.perf_counter(), time.process_time()
             ws.embedder.embed(texts)

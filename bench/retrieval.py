@@ -127,6 +127,7 @@ def run_bm25(ws: Workspace, cands: list[Candidate], queries: dict[str, str]) -> 
     index = build_index(cands, ws.sparse.tokenize, k1=sp.k1, b=sp.b)
 
     def one(text: str) -> list[str]:
+        """One query's top 100 document ids."""
         ranked = prerank_bm25(reset(cands), ws.sparse.tokenize(text), index=index)
         return [c.chunk.url for c in ranked[:100]]
 
@@ -139,8 +140,9 @@ def run_dense(ws: Workspace, cands: list[Candidate], queries: dict[str, str]) ->
     ids = [c.chunk.url for c in cands]
 
     def one(text: str) -> list[str]:
+        """One query's top 100 document ids."""
         sims = matrix @ unit(ws.embedder.embed_query(text))
-        top = np.argpartition(-sims, 100)[:100]
+        top = np.argpartition(-sims, min(100, len(ids) - 1))[:100]
         return [ids[i] for i in top[np.argsort(-sims[top])]]
 
     return timed_runs(queries, one)
@@ -151,6 +153,7 @@ def run_hybrid(ws: Workspace, queries: dict[str, str]) -> tuple[Runs, float]:
     name = research_collection(TOPIC.category)
 
     def one(text: str) -> list[str]:
+        """One query's top 100 document ids."""
         pts = ws.store.hybrid(name, ws.embedder.embed_query(text), ws.sparse.encode_query(text),
                               limit=100, depth=100)
         return [p.chunk.url for p in pts]
@@ -178,13 +181,14 @@ def run_bm25s(corpus: dict[str, tuple[str, str]], queries: dict[str, str],
     vocab = model.vocab_dict if tokens is not None else None
 
     def one(text: str) -> list[str]:
+        """One query's top 100 document ids."""
         if tokens is None:
             q = bm25s.tokenize([text], stopwords="en", stemmer=stemmer, show_progress=False)
         else:
             q = [[t for t in tokens(text) if t in (vocab or {})]]
         if (tokens is None and not q.ids[0]) or (tokens is not None and not q[0]):
             return []
-        docs, _ = model.retrieve(q, k=100, show_progress=False, n_threads=1)
+        docs, _ = model.retrieve(q, k=min(100, len(ids)), show_progress=False, n_threads=1)
         return [ids[int(i)] for i in docs[0]]
 
     runs, ms = timed_runs(queries, one)

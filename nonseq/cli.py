@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 import click
 import typer
+from rich.markup import escape
 from typer.core import TyperGroup
 
 from nonseq import __version__
@@ -24,7 +25,7 @@ class NonseqGroup(TyperGroup):
         except NonseqError as exc:
             if isinstance(ctx.obj, _common.State) and ctx.obj.debug:
                 raise
-            _common.err_console.print(f"[red]error:[/red] {exc}", soft_wrap=True)
+            _common.err_console.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)
             raise typer.Exit(exc.exit_code) from None
         except KeyboardInterrupt:
             _common.err_console.print("[yellow]interrupted[/yellow]: progress so far is saved; "

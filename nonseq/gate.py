@@ -18,7 +18,7 @@ GATEABLE = (Stage.RESEARCHED, Stage.GATED, Stage.THIN)
 def gate_candidates(pack: ContextPack) -> list[Candidate]:
     """Research candidates that survived dedup and reached the reranker (not only the selection)."""
     pool = pack.pool or pack.research
-    return [c for c in pool if c.group is SourceKind.RESEARCH and RERANK_STEP in c.scores]
+    return [c for c in pool if c.group is SourceKind.RESEARCH and not c.dropped.startswith("dup")]
 
 
 def check_chunks(cands: list[Candidate], settings: GateSettings) -> GateCheck:
@@ -32,10 +32,13 @@ def check_chunks(cands: list[Candidate], settings: GateSettings) -> GateCheck:
 def check_quality(cands: list[Candidate], settings: GateSettings, offline: bool) -> GateCheck:
     """Quality rule: mean rerank score of the top candidates; skipped when the reranker was offline."""
     threshold = settings.min_mean_score
+    if cands and not any(RERANK_STEP in c.scores for c in cands):
+        return GateCheck("quality", True, 0.0, threshold, skipped=True,
+                         reason="quality check skipped: no reranker scores ([rerank] backend = none)")
     if offline:
         return GateCheck("quality", True, 0.0, threshold, skipped=True,
                          reason="quality check skipped: the cross-encoder reranker was offline")
-    top = sorted((c.scores[RERANK_STEP] for c in cands), reverse=True)[: settings.score_top_k]
+    top = sorted((c.scores.get(RERANK_STEP, 0.0) for c in cands), reverse=True)[: settings.score_top_k]
     mean = fmean(top) if top else 0.0
     ok = bool(top) and mean >= threshold
     reason = "" if ok else f"mean rerank score {mean:.3f} of the top {len(top)} is below {threshold:.2f}"

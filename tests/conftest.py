@@ -28,6 +28,11 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
+@pytest.fixture(autouse=True)
+def _only_loopback(loopback_only: None) -> None:
+    """Every test fails before sending a packet anywhere but 127.0.0.0/8."""
+
+
 @pytest.fixture
 def settings(isolated: Path) -> Settings:
     """Default settings rooted in the temporary folder."""

@@ -50,6 +50,7 @@ def test_inspect_table(cli, topic_id: str, monkeypatch: pytest.MonkeyPatch) -> N
     assert "duplicate" in out
     assert "OFFLINE" in out
     assert result.stderr.count("warning:") == 1
+    assert "Dropped" in cli("inspect", topic_id, "--all").stdout
 
 
 def test_inspect_json(cli, topic_id: str) -> None:  # noqa: ANN001

@@ -170,3 +170,42 @@ def test_doctor_reports_the_reranker(ws, tiny_cross_encoder: Path) -> None:  # n
     ws.__dict__.pop("reranker", None)
     detail = rr.check_reranker(ws)
     assert "loaded" in detail and "tiny" in detail
+
+
+def test_pipeline_with_the_tiny_cross_encoder(ws, tiny_cross_encoder: Path) -> None:  # noqa: ANN001
+    """A loaded cross-encoder: the run is not offline and its scores are used as they are."""
+    from nonseq.index.store import research_collection
+    from nonseq.indexing import index_chunks
+    from nonseq.models import Chunk, Topic
+    from nonseq.retrieval.pipeline import retrieve
+
+    ws.settings.rerank.model_path = str(tiny_cross_encoder)
+    texts = ["Tidal turbines sit on the sea floor.", "Tidal range power uses lagoons.",
+             "Cats sleep most of the day."]
+    index_chunks(ws, research_collection("climate"),
+                 [Chunk(text=t, topic_slug="tidal", category="climate", url=f"https://s{i}.org")
+                  for i, t in enumerate(texts)])
+    pack = retrieve(ws, Topic(title="Tidal power", slug="tidal", category="climate"))
+    assert not pack.reranker_offline and pack.reranker.startswith("cross-encoder")
+    assert len(pack.pool) == 3 and not pack.notes
+    for c in pack.pool:
+        assert 0.0 <= c.scores["rerank"] <= 1.0
+        assert c.scores["fused"] == c.scores["rerank"]  # fusion auto: none for cross-encoders
+
+
+def test_backend_none_keeps_the_prerank_order(ws) -> None:  # noqa: ANN001
+    """[rerank] backend = none: no rerank scores, the BM25 order stands, marked offline."""
+    from nonseq.index.store import research_collection
+    from nonseq.indexing import index_chunks
+    from nonseq.models import Chunk, Topic
+    from nonseq.retrieval.pipeline import retrieve
+
+    ws.settings.rerank.backend = "none"
+    texts = ["Tidal power tidal power tidal lagoons.", "Tidal power.", "Cats sleep."]
+    index_chunks(ws, research_collection("climate"),
+                 [Chunk(text=t, topic_slug="tidal", category="climate", url=f"https://s{i}.org")
+                  for i, t in enumerate(texts)])
+    pack = retrieve(ws, Topic(title="Tidal power", slug="tidal", category="climate"))
+    assert pack.reranker_offline and pack.reranker == "none"
+    assert all("rerank" not in c.scores for c in pack.pool)
+    assert [c.chunk.text for c in pack.research][-1] == "Cats sleep."

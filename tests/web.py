@@ -507,7 +507,7 @@ def searxng_url(search_api: SearchApi, tmp_path_factory: pytest.TempPathFactory)
     instance.write_settings(engines=[json_engine(
         "localweb", f"{search_api.url}/api/search?q={{query}}&page={{pageno}}", shortcut="lw",
     )], keep_only=[])
-    url = instance.start(timeout=60)  # raises (test error, never a skip) if it cannot start
+    url = instance.start(timeout=60, attached=True)  # raises (an error, never a skip) on failure
     yield url
     instance.stop()
 

@@ -84,8 +84,11 @@ def status(
     if found.running:
         answer = "answering" if found.answering else "[red]not answering[/red]"
         console.print(f"running at {found.url} (pid {found.pid}), {answer}")
+    elif _local(ctx, port).answering():
+        console.print(f"not started by nonseq, but something answers at {found.url}")
     else:
-        console.print(f"not running (start it with `nonseq searxng start`; URL would be {found.url})")
+        console.print(f"not running (start it with `nonseq searxng start`; URL would be {found.url})",
+                      soft_wrap=True)
     console.print(f"settings: {found.settings}\nlog: {found.log}", soft_wrap=True)
 
 

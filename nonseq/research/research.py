@@ -1,7 +1,8 @@
 """The research service: search, fetch, extract, chunk and index a topic's sources into research_{cat}.
 
-Fetching streams pages in an asyncio loop; extraction and chunking run on one worker thread and
-embedding + upserts on another, batch by batch as pages arrive, so no stage waits for the whole web.
+Fetching streams pages in an asyncio loop; extraction and chunking run on a worker thread, embedding
+on a second and Qdrant writes on a third, batch by batch as pages arrive, so no stage waits for the
+whole web (and writes overlap the next batch's embedding).
 Point ids are deterministic (topic, url, position) and every point carries the id of the run that
 wrote it: a finished run removes the topic's points it did not write (search runs) or the stale
 positions of the URLs it re-read (runs over the user's own --url/--file sources), so re-running or

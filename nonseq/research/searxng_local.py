@@ -81,6 +81,13 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
+#: `python -m searx.webapp`, but first asking Linux to SIGTERM it when its parent dies (tests).
+ATTACHED_BOOT = (
+    "import ctypes, runpy, signal; ctypes.CDLL(None).prctl(1, signal.SIGTERM); "
+    "runpy.run_module('searx.webapp', run_name='__main__', alter_sys=True)"
+)
+
+
 @dataclass
 class SearxngStatus:
     """Whether the local SearXNG runs, where, and whether it answers."""
@@ -180,8 +187,11 @@ class LocalSearxng:
         return SearxngStatus(pid is not None, pid is not None and self.answering(), self.url, pid,
                              str(self.settings_path), str(self.log_path))
 
-    def start(self, timeout: float = 60.0) -> str:
-        """Start SearXNG detached, wait until it answers; return its URL."""
+    def start(self, timeout: float = 60.0, attached: bool = False) -> str:
+        """Start SearXNG detached, wait until it answers; return its URL.
+
+        attached=True (tests) makes it exit with this process on Linux, even when killed.
+        """
         if not searx_installed():
             raise BackendError(INSTALL_HINT)
         if self.pid() is not None:
@@ -193,7 +203,7 @@ class LocalSearxng:
             raise BackendError(f"port {self.port} on {HOST} is taken (another SearXNG or program?):"
                                " stop it, or choose another port: searxng.port and searxng.url in config.toml")
         self._sync_settings()
-        proc = self._spawn()
+        proc = self._spawn(attached)
         try:
             self._wait_ready(proc, timeout)
         except BaseException:
@@ -201,7 +211,7 @@ class LocalSearxng:
             raise
         return self.url
 
-    def _spawn(self) -> subprocess.Popen[bytes]:
+    def _spawn(self, attached: bool = False) -> subprocess.Popen[bytes]:
         """Run `python -m searx.webapp` in its own session; write the pid file."""
         tmp = self.dir / "tmp"
         tmp.mkdir(parents=True, exist_ok=True)
@@ -211,8 +221,10 @@ class LocalSearxng:
         with open(self.log_path, "ab") as log:
             log.write(f"--- start {time.strftime('%Y-%m-%d %H:%M:%S')} on {self.url}\n".encode())
             log.flush()
+            tied = attached and sys.platform == "linux"
+            command = ["-c", ATTACHED_BOOT] if tied else ["-m", "searx.webapp"]
             proc = subprocess.Popen(  # noqa: S603 - our own interpreter and module
-                [sys.executable, "-m", "searx.webapp"], cwd=self.dir, env=env,
+                [sys.executable, *command], cwd=self.dir, env=env,
                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                 start_new_session=True,
             )

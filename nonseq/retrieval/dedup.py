@@ -26,11 +26,8 @@ def _label(cand: Candidate) -> str:
 
 def dedup(candidates: Sequence[Candidate], threshold: float = 0.92, *, key: str,
           limit: int | None = None) -> list[Candidate]:
-    """Walk candidates best-first by `key`; drop each one too similar to a kept, better one.
-
-    Records `dedup` = the highest cosine to a kept chunk. Stops once `limit` are kept (the rest
-    are left untouched for the cut). Candidates without a vector are always kept.
-    """
+    """Best-first by `key`, drop chunks too similar to a kept one; stop at `limit` kept."""
+    # `dedup` records the highest cosine to a kept chunk; chunks without a vector are kept.
     ordered = sorted(candidates, key=lambda c: -c.scores.get(key, 0.0))
     kept: list[Candidate] = []
     with_vec: list[Candidate] = []

@@ -26,6 +26,7 @@ class BM25Index:
     """Okapi BM25 over a tokenised corpus: IDF log(1 + (N - df + .5)/(df + .5)), k1 and b."""
 
     def __init__(self, docs: Sequence[Sequence[str]], k1: float = 1.2, b: float = 0.75) -> None:
+        """Posting lists with precomputed per-document term weights."""
         self.k1, self.b = float(k1), float(b)
         self.size = len(docs)
         lengths = np.array([len(d) for d in docs], dtype=np.float32)
@@ -81,8 +82,3 @@ def prerank_bm25(candidates: Sequence[Candidate], query_terms: Sequence[str], *,
     order = np.argsort(-scores, kind="stable")
     return [candidates[i] for i in order]
 
-
-def rank_of(candidates: Sequence[Candidate], step: str) -> dict[int, int]:
-    """1-based rank of each candidate (by id()) under one step's score, best first."""
-    ordered = sorted(candidates, key=lambda c: -c.scores.get(step, 0.0))
-    return {id(c): i + 1 for i, c in enumerate(ordered)}

@@ -117,6 +117,7 @@ class CrossEncoderReranker:
     backend = "cross-encoder"
 
     def __init__(self, settings: RerankSettings) -> None:
+        """Load the model from its local folder (BackendError when it cannot)."""
         source = model_source(settings)
         try:
             import torch
@@ -158,6 +159,7 @@ class FastEmbedReranker:
     backend = "fastembed"
 
     def __init__(self, settings: RerankSettings) -> None:
+        """Load the ONNX model from local files (BackendError when it cannot)."""
         try:
             from fastembed.rerank.cross_encoder import TextCrossEncoder
         except ImportError:  # pragma: no cover - fastembed is a core dependency
@@ -192,6 +194,7 @@ class BiEncoderReranker:
     backend = "bi-encoder"
 
     def __init__(self, embedder: Any, *, offline: bool = False, note: str = "") -> None:
+        """Wrap the workspace embedder."""
         self._embedder = embedder
         self.name = f"bi-encoder:{embedder.name}"
         self.offline, self.note = offline, note
@@ -216,6 +219,7 @@ class NullReranker:
     backend = "none"
 
     def __init__(self, *, offline: bool = True, note: str = "reranking disabled") -> None:
+        """No model at all."""
         self.name = "none"
         self.offline, self.note = offline, note
 
