@@ -44,7 +44,23 @@ def clean_reply(text: str) -> str:
     heads = list(_SOURCES_HEADING_RE.finditer(text))
     if heads and not re.search(r"^\s{0,3}#{1,2}\s", text[heads[-1].end():], re.MULTILINE):
         text = text[:heads[-1].start()].rstrip()
-    return text.strip()
+    return drop_repeats(text).strip()
+
+
+_PREAMBLE_RE = re.compile(r"^\s*(?:here is (?:the|your|an) article\b.*|\[article\]\s*)$", re.IGNORECASE)
+
+
+def drop_repeats(text: str) -> str:
+    """Remove chat preambles and paragraphs that repeat an earlier one (a small model's loops)."""
+    seen: set[str] = set()
+    kept = []
+    for para in re.split(r"\n\s*\n", text):
+        key = " ".join(re.sub(r"\[\d+(?:[-,\s]+\d+)*\]", "", para).lower().split())
+        if not key or key in seen or _PREAMBLE_RE.match(para):
+            continue
+        seen.add(key)
+        kept.append(para.strip("\n"))
+    return "\n\n".join(kept)
 
 
 def headline(body: str) -> str:

@@ -46,7 +46,7 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
-    rich_markup_mode="rich",
+    rich_markup_mode=None,
 )
 
 
@@ -71,32 +71,27 @@ def root(
 
 
 def _register() -> None:
-    """Attach every command group (modules import their services lazily)."""
-    from nonseq.commands import config_cmd, doctor_cmd, queue_cmd, research_cmd, store_cmd
+    """Attach every command group, in workflow order (modules import their services lazily)."""
+    from nonseq.commands import (
+        articles_cmd,
+        config_cmd,
+        doctor_cmd,
+        domains_cmd,
+        gate_cmd,
+        inspect_cmd,
+        night_cmd,
+        persona_cmd,
+        queue_cmd,
+        research_cmd,
+        schema_cmd,
+        searxng_cmd,
+        store_cmd,
+        write_cmd,
+    )
 
-    config_cmd.register(app)
-    queue_cmd.register(app)
-    research_cmd.register(app)
-    from nonseq.commands import inspect_cmd
-
-    inspect_cmd.register(app)
-    from nonseq.commands import gate_cmd
-
-    gate_cmd.register(app)
-    from nonseq.commands import write_cmd
-
-    write_cmd.register(app)
-    doctor_cmd.register(app)
-    from nonseq.commands import articles_cmd, persona_cmd, schema_cmd
-
-    persona_cmd.register(app)
-    schema_cmd.register(app)
-    articles_cmd.register(app)
-    store_cmd.register(app)
-    from nonseq.commands import domains_cmd, searxng_cmd
-
-    domains_cmd.register(app)
-    searxng_cmd.register(app)
+    for module in (queue_cmd, research_cmd, inspect_cmd, gate_cmd, write_cmd, night_cmd, articles_cmd,
+                   persona_cmd, schema_cmd, domains_cmd, searxng_cmd, store_cmd, doctor_cmd, config_cmd):
+        module.register(app)
 
 
 _register()

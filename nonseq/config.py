@@ -169,6 +169,9 @@ class LLMSettings(Section):
     )
     api_key: str = Field("", description="API key for an OpenAI-compatible server")
     temperature: float = Field(0.4, ge=0, le=2, description="Sampling temperature")
+    repeat_penalty: float = Field(
+        1.15, ge=1.0, le=2.0, description="Penalty on repeated tokens (llamacpp, ollama); 1 = off"
+    )
     max_tokens: int = Field(1200, ge=16, le=32768, description="Most tokens generated per call")
     context_window: int = Field(8192, ge=512, le=262144, description="Model context in tokens")
     timeout: float = Field(300.0, gt=0, description="Seconds per call (whole generation)")

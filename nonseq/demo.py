@@ -18,6 +18,11 @@ def demo_settings(root: Path) -> Settings:
     settings = Settings()
     settings.base_dir = root
     settings.gate.uber_passes = 0  # the demo runs without SearXNG
+    # The bundled 135M model follows short prompts best; a fixed seed makes runs reproducible.
+    settings.retrieval.final_top = 8
+    settings.llm.max_tokens = 500
+    settings.llm.seed = 1
+    settings.llm.temperature = 0.3
     return settings
 
 

@@ -66,6 +66,7 @@ class Outcome(StrEnum):
     ERROR = "error"
     REDIRECTS = "redirects"  # redirect loop or more redirects than [fetch] max_redirects
     EMPTY = "empty"  # the server answered 2xx with an empty body
+    IRRELEVANT = "irrelevant"  # Uber Research: the page mentions too few topic keywords
 
 
 def content_hash(text: str) -> str:

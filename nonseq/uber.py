@@ -277,8 +277,7 @@ def run_uber(ws: Any, ref: int | str, progress: Callable[[str], None] | None = N
     urls = search_gaps(ws, topic, summary.gaps, summary)
     say(f"fetching {len(urls)} page(s)")
     research = run_research(ws, topic.id, urls=urls, origin="uber",
-                            page_filter=relevance_filter(topic, ws.sparse.tokenize),
-                            allow_empty=True)
+                            page_filter=relevance_filter(topic, ws.sparse.tokenize))
     summary.fetched = research.fetched
     summary.irrelevant = research.failed.get("irrelevant", 0)
     summary.chunks_added = research.chunks

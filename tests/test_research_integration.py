@@ -3,61 +3,23 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from nonseq import queue
-from nonseq.config import load_settings
 from nonseq.index.store import StoredPoint, research_collection
 from nonseq.models import PAYLOAD_KEYS, Stage
 from nonseq.research import research
 from nonseq.research.chunking import provenance_header
-from nonseq.research.domains import DomainRegistry
-from nonseq.research.fetch import Fetcher
-from nonseq.workspace import Workspace
-from tests.web import LocalWeb
+from tests.web import LocalWeb, write_config  # noqa: F401 - fixtures web_env/open_ws live there
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("loopback_only")]
 
 CATEGORY = "software"
 COLLECTION = research_collection(CATEGORY)
 TOPIC = "Google Stadia game streaming launch"
-
-
-def write_config(folder: Path, searxng_url: str, **research_values: Any) -> None:
-    """config.toml for the local web: SearXNG fixture, loopback allowed, short timeouts."""
-    extra = "".join(f"{k} = {json.dumps(v)}\n" for k, v in research_values.items())
-    (folder / "config.toml").write_text(
-        f'[searxng]\nurl = "{searxng_url}"\nretries = 0\ntimeout = 20\n\n'
-        '[fetch]\nallow_hosts = ["127.0.0.0/8"]\ntimeout = 2.0\n\n'
-        f"[research]\nmax_pages = 8\n{extra}",
-        encoding="utf-8",
-    )
-
-
-@pytest.fixture
-def web_env(isolated: Path, searxng_url: str, local_web: LocalWeb,
-            monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A workspace wired to the local web: config, domain lists, the fetcher's stub resolver."""
-    write_config(isolated, searxng_url)
-    data_dir = isolated / ".nonseq"
-    registry = DomainRegistry()
-    registry.add_trusted("news-a.test", "press", 0.8, [CATEGORY], data_dir)
-    registry.add_blocked("spam-e.test", "test spam farm", data_dir)
-    monkeypatch.setattr(research, "make_fetcher",
-                        lambda ws: Fetcher(ws.settings.fetch, ws.domains, local_web.resolve))
-    return isolated
-
-
-@pytest.fixture
-def open_ws(web_env: Path) -> Iterator[Any]:
-    """Open the workspace for a look between CLI calls (closed again at once)."""
-    def opener() -> Workspace:
-        return Workspace(load_settings())
-    yield opener
 
 
 def points(open_ws: Any, slug: str | None = None) -> list[StoredPoint]:

@@ -9,7 +9,13 @@ from nonseq.index.sparse import SparseEncoder, load_stopwords
 from nonseq.menus.thin_prompt import ask_thin_choice, thin_choices
 from nonseq.models import GateCheck, GateVerdict, Topic
 from nonseq.uber import (
-    MAX_KEYWORDS, MIN_KEYWORDS, QUESTIONS, analyse_gaps, clean_keywords, fallback_gaps, relevance_filter,
+    MAX_KEYWORDS,
+    MIN_KEYWORDS,
+    QUESTIONS,
+    analyse_gaps,
+    clean_keywords,
+    fallback_gaps,
+    relevance_filter,
     topic_words,
 )
 

@@ -554,3 +554,45 @@ def loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
     monkeypatch.setattr(socket.socket, "connect", connect)
     monkeypatch.setattr(socket.socket, "connect_ex", connect_ex)
+
+
+# -- a workspace wired to the local web (used by the research, gate and write tests) ----------
+def write_config(folder: Path, searxng_url: str, **research_values: Any) -> None:
+    """config.toml for the local web: SearXNG fixture, loopback allowed, short timeouts."""
+    extra = "".join(f"{k} = {json.dumps(v)}\n" for k, v in research_values.items())
+    (folder / "config.toml").write_text(
+        f'[searxng]\nurl = "{searxng_url}"\nretries = 0\ntimeout = 20\n\n'
+        '[fetch]\nallow_hosts = ["127.0.0.0/8"]\ntimeout = 2.0\n\n'
+        f"[research]\nmax_pages = 8\n{extra}",
+        encoding="utf-8",
+    )
+
+
+@pytest.fixture
+def web_env(isolated: Path, searxng_url: str, local_web: LocalWeb,
+            monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A workspace wired to the local web: config, domain lists, the fetcher's stub resolver."""
+    from nonseq.research import research
+    from nonseq.research.domains import DomainRegistry
+    from nonseq.research.fetch import Fetcher
+
+    write_config(isolated, searxng_url)
+    data_dir = isolated / ".nonseq"
+    registry = DomainRegistry()
+    registry.add_trusted("news-a.test", "press", 0.8, ["software"], data_dir)
+    registry.add_blocked("spam-e.test", "test spam farm", data_dir)
+    monkeypatch.setattr(research, "make_fetcher",
+                        lambda ws: Fetcher(ws.settings.fetch, ws.domains, local_web.resolve))
+    return isolated
+
+
+@pytest.fixture
+def open_ws(web_env: Path) -> Iterator[Any]:
+    """Open the workspace for a look between CLI calls (closed again at once)."""
+    from nonseq.config import load_settings
+    from nonseq.workspace import Workspace
+
+    def opener() -> Workspace:
+        """A fresh workspace from the current folder's config."""
+        return Workspace(load_settings())
+    yield opener

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import typer
-
 from rich.markup import escape
 
 from nonseq.commands._common import console, workspace

@@ -37,6 +37,33 @@ def gate(
     print_verdict(verdict)
 
 
+def uber(
+    ctx: typer.Context,
+    topic_id: Annotated[str, typer.Argument(help="Topic id or slug")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON")] = False,
+) -> None:
+    """Uber Research: find what thin research is missing, search for it, index what is relevant."""
+    from nonseq.uber import run_uber
+
+    summary = run_uber(workspace(ctx), topic_id,
+                       progress=None if as_json else lambda msg: console.print(f"[cyan]›[/cyan] {msg}"))
+    if as_json:
+        print_json(summary.to_dict())
+        return
+    console.print(f"gap analysis: {summary.analysis}")
+    for gap in summary.gaps:
+        console.print(f"  ? {gap.question}  [{', '.join(gap.keywords)}]")
+    for err in summary.errors:
+        console.print(f"[yellow]search:[/yellow] {err}")
+    console.print(f"searched {summary.searched} quer(ies), {summary.candidates} new URL(s), "
+                  f"{summary.fetched} fetched, {summary.irrelevant} irrelevant, "
+                  f"{summary.chunks_added} chunk(s) added")
+    b, a = summary.before, summary.after
+    for key in ("status", "chunks", "mean_score", "domains"):
+        console.print(f"  {key:10} {b.get(key)!s:>8} → {a.get(key)!s}")
+
+
 def register(app: typer.Typer) -> None:
-    """Attach the gate command."""
+    """Attach the gate and uber commands."""
     app.command("gate")(gate)
+    app.command("uber")(uber)

@@ -38,7 +38,7 @@ def print_result(result: Any) -> None:
                 console.print(f"  - {reason}")
         return
     art = result.article
-    console.print(f"[green]wrote[/green] {art.path}")
+    console.print(f"[green]wrote[/green] {art.path}", soft_wrap=True)
     console.print(f"  sources {len(art.sources)}, citations {art.citations} "
                   f"(resolved {art.resolved}, added {art.added}, removed {art.removed}), "
                   f"unsupported sentences {art.unsupported}/{art.sentences}, "
@@ -90,7 +90,7 @@ def demo(
     print_result(result)
     if result.article is None:
         raise typer.Exit(3)
-    console.print(f"article: {result.article.path}")
+    typer.echo(f"article: {result.article.path}")
 
 
 def register(app: typer.Typer) -> None:

@@ -139,6 +139,7 @@ class LlamaCppLLM(ChatBackend):
         kwargs: dict[str, Any] = {
             "messages": messages, "max_tokens": max_tokens,
             "temperature": temperature, "stream": True,
+            "repeat_penalty": self.settings.repeat_penalty,
         }
         if schema is not None:
             kwargs["response_format"] = {"type": "json_object", "schema": schema}

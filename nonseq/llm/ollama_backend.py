@@ -96,6 +96,7 @@ class OllamaLLM(ChatBackend):
 
         options: dict[str, Any] = {
             "temperature": temperature,
+            "repeat_penalty": self.settings.repeat_penalty,
             "num_predict": max_tokens,
             "num_ctx": self.settings.context_window,
         }

@@ -12,6 +12,7 @@ resuming an interrupted run never duplicates chunks. Ctrl-C leaves the topic in 
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 import uuid
 from collections import Counter
@@ -34,7 +35,14 @@ from nonseq.workspace import Workspace
 LOCAL_DOMAIN = "local"
 #: Payload keys added to research points (besides models.PAYLOAD_KEYS).
 RUN_KEY, ORIGIN_KEY = "run_id", "origin"
-SEARCH_ORIGIN, USER_ORIGIN = "search", "user"
+SEARCH_ORIGIN, USER_ORIGIN, UBER_ORIGIN = "search", "user", "uber"
+#: Origins whose chunks add to a topic (a search re-run keeps them).
+ADDITIVE = (USER_ORIGIN, UBER_ORIGIN)
+#: page_filter(text) -> None to keep a page, else why it is dropped (recorded as `irrelevant`).
+PageFilter = Callable[[str], "str | None"]
+_CANONICAL_RE = re.compile(
+    r"<(?:link[^>]+rel=[\"']canonical[\"'][^>]*href=|meta[^>]+property=[\"']og:url[\"'][^>]*content=)"
+    r"[\"'](https?://[^\"'\s]+)[\"']", re.IGNORECASE)
 
 
 @dataclass
@@ -93,13 +101,19 @@ class LocalPage:
 def run_research(
     ws: Workspace, topic_ref: int | str, *, urls: Sequence[str] = (),
     files: Sequence[str | Path] = (), progress: ProgressCallback | None = None,
+    origin: str | None = None, page_filter: PageFilter | None = None,
 ) -> ResearchSummary:
-    """Research a topic (or add the user's own URLs/files) and index its chunks; returns a summary."""
+    """Research a topic (or add the user's own URLs/files) and index its chunks; returns a summary.
+
+    origin "uber" adds the given URLs like the user's own (no search, nothing replaced);
+    page_filter drops extracted pages it objects to, recorded as `irrelevant`.
+    """
     topic = queue.get_topic(ws.db, topic_ref)
     web = check_urls(urls)
     local = [read_local(path) for path in files]
     topic, resumed = _start(ws, topic)
-    run = _Run(ws, topic, user=bool(web or local), progress=progress)
+    origin = origin or (USER_ORIGIN if web or local else SEARCH_ORIGIN)
+    run = _Run(ws, topic, origin=origin, progress=progress, page_filter=page_filter)
     run.summary.resumed = resumed
     try:
         run.execute(web, local)
@@ -130,7 +144,10 @@ def check_urls(urls: Iterable[str]) -> list[str]:
 
 
 def read_local(path: str | Path) -> LocalPage:
-    """A local HTML, Markdown or text file as a page with a file:// URL and domain 'local'."""
+    """A local HTML, Markdown or text file; a saved web page is cited by its canonical URL.
+
+    Without a canonical (or og:url) link the page gets its file:// URL and domain 'local'.
+    """
     file = Path(path).expanduser()
     if not file.is_file():
         raise UsageError(f"no such file: {path}")
@@ -138,10 +155,23 @@ def read_local(path: str | Path) -> LocalPage:
     data = file.read_bytes()
     if b"\x00" in data[:4096]:
         raise UsageError(f"not a text file (HTML, Markdown or plain text): {path}")
-    url = file.resolve().as_uri()
-    source = Source(url=url, domain=LOCAL_DOMAIN, outcome=Outcome.FETCHED, final_url=url,
+    location = file.resolve().as_uri()
+    text = data.decode("utf-8", errors="replace")
+    kind = guess_content_type(file.name)
+    canonical = _CANONICAL_RE.search(text[:200_000]) if "html" in kind else None
+    url = canonical.group(1) if canonical else location
+    domain = registrable_domain(url) if canonical else LOCAL_DOMAIN
+    source = Source(url=url, domain=domain, outcome=Outcome.FETCHED, final_url=location,
                     bytes=len(data), seconds=time.perf_counter() - started)
-    return LocalPage(source, data.decode("utf-8", errors="replace"), guess_content_type(file.name))
+    return LocalPage(source, text, kind)
+
+
+def page_url(source: Source) -> str:
+    """The URL a page is cited by: where a fetch ended, or a saved page's canonical URL."""
+    url = source.final_url or source.url
+    if url.startswith("file:") and source.url.startswith(("http://", "https://")):
+        return source.url
+    return url
 
 
 def make_fetcher(ws: Workspace) -> Any:
@@ -224,14 +254,15 @@ class _Indexer:
 class _Run:
     """One research run: the pipeline state, the summary and the progress reports."""
 
-    def __init__(self, ws: Workspace, topic: Topic, *, user: bool,
-                 progress: ProgressCallback | None) -> None:
+    def __init__(self, ws: Workspace, topic: Topic, *, origin: str,
+                 progress: ProgressCallback | None, page_filter: PageFilter | None = None) -> None:
         from nonseq.index.store import research_collection
 
         self.ws = ws
         self.topic = topic
         self.settings = ws.settings.research
-        self.origin = USER_ORIGIN if user else SEARCH_ORIGIN
+        self.origin = origin
+        self.page_filter = page_filter
         self.run_id = uuid.uuid4().hex
         self.collection = research_collection(topic.category)
         self.summary = ResearchSummary(topic.id or 0, topic.slug, topic.category,
@@ -271,7 +302,7 @@ class _Run:
                                self.settings.chunk_overlap, embedder.max_tokens)
         _ = self.ws.sparse, self.ws.domains
         self.ws.store.ensure(self.collection, embedder.dim, embedder.name)
-        if self.origin == USER_ORIGIN:  # pages already indexed for the topic count as seen
+        if self.origin in ADDITIVE:  # pages already indexed for the topic count as seen
             again = set(web) | {page.source.url for page in local}
             for point in self.ws.store.scroll_all(self.collection, {"topic_slug": self.topic.slug}):
                 chunk = point.chunk
@@ -338,11 +369,14 @@ class _Run:
     def _process(self, page: Any) -> tuple[Extraction, list[Chunk]]:
         """Worker thread: extract the page and cut it into chunks with provenance."""
         source: Source = page.source
-        url = source.final_url or source.url
+        url = page_url(source)
         extraction = self.extractor.extract(page.text, page.content_type or "", url)
         doc = extraction.document
         if not extraction.ok or doc is None:
             return extraction, []
+        reason = self.page_filter(doc.text) if self.page_filter else None
+        if reason:
+            return Extraction(Outcome.IRRELEVANT, doc, reason), []
         local = url.startswith("file:")
         domain = LOCAL_DOMAIN if local else registrable_domain(url)
         boost = 0.0 if local else self.ws.domains.boost(url)
@@ -362,8 +396,8 @@ class _Run:
         if doc is not None:
             source.title = doc.title
             source.content_hash = doc.content_hash
-        if not source.url.startswith("file:"):
-            source.trust_boost = self.ws.domains.boost(source.final_url or source.url)
+        if not page_url(source).startswith("file:"):
+            source.trust_boost = self.ws.domains.boost(page_url(source))
 
     def _count(self, source: Source, chunks: list[Chunk]) -> None:
         """Add one finished page to the summary's tallies."""
@@ -407,11 +441,12 @@ class _Run:
 
         must = [match("topic_slug", self.topic.slug)]
         must_not = [match(RUN_KEY, self.run_id)]
-        if self.origin == USER_ORIGIN:
+        if self.origin in ADDITIVE:
             must.append(models.FieldCondition(
                 key="url", match=models.MatchAny(any=sorted(self.indexed_urls))))
         else:
-            must_not.append(match(ORIGIN_KEY, USER_ORIGIN))
+            must_not.append(models.FieldCondition(key=ORIGIN_KEY,
+                                                  match=models.MatchAny(any=list(ADDITIVE))))
         stale = models.Filter(must=must, must_not=must_not)
         client = self.ws.store.client
         self.summary.stale_removed = client.count(self.collection, count_filter=stale,

@@ -1,0 +1,87 @@
+"""Night runs, the THIN decisions of `write`, and `nonseq demo` (the README's first command)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from nonseq import queue
+from nonseq.config import load_settings
+from nonseq.errors import NotFoundError, StageError
+from nonseq.models import Stage
+from nonseq.workspace import Workspace
+from nonseq.writer import CONTINUE, DELETE, write_topic
+from tests.web import LocalWeb
+
+pytestmark = [pytest.mark.slow]
+
+
+@pytest.fixture
+def no_uber(web_env: Path) -> Path:
+    """The local-web workspace without automatic Uber Research and with short generations."""
+    config = web_env / "config.toml"
+    config.write_text(config.read_text() + "\n[gate]\nuber_passes = 0\n\n[llm]\nmax_tokens = 200\n")
+    return web_env
+
+
+def _thin_topic(ws: Workspace, local_web: LocalWeb) -> int:
+    """A topic researched from one page only: THIN, and too few chunks to continue."""
+    from nonseq.research.research import run_research
+
+    page = next(p for p in local_web.pages if p.topic == "hibernation")
+    topic = queue.add_topic(ws.db, "Hibernating astronauts", "space", ws.categories)
+    run_research(ws, topic.id, urls=[page.url])
+    return topic.id
+
+
+def test_thin_choices_delete_and_refuse_continue_after_hard_failure(no_uber: Path, local_web: LocalWeb) -> None:
+    with Workspace(load_settings()) as ws:
+        ws.settings.gate.min_chunks = 50  # one page can never give that many: a hard failure
+        topic_id = _thin_topic(ws, local_web)
+        with pytest.raises(StageError, match="Continue is not allowed"):
+            write_topic(ws, topic_id, decide=lambda _t, _v: CONTINUE)
+        assert queue.get_topic(ws.db, topic_id).stage is Stage.THIN
+        result = write_topic(ws, topic_id, decide=lambda _t, v: DELETE)
+        assert result.outcome == "deleted" and result.article is None
+        with pytest.raises(NotFoundError):
+            queue.get_topic(ws.db, topic_id)
+        assert ws.store.count("research_space", {"topic_slug": "hibernating-astronauts"}) == 0
+
+
+def test_night_run_writes_what_it_can_and_records_the_rest(cli: Any, no_uber: Path,
+                                                           local_web: LocalWeb) -> None:
+    cli("queue", "add", "Google Stadia game streaming launch", "-c", "software", "-p", "2")
+    cli("queue", "add", "Axolotl limb regeneration", "-c", "science")
+    summary = json.loads(cli("night", "--json").stdout)
+    assert summary["topics"] == 2
+    assert summary["outcomes"] == {"written": 1, "insufficient_research": 1}
+    lines = [json.loads(line) for line in Path(summary["log"]).read_text().splitlines()]
+    assert [line["event"] for line in lines] == ["start", "topic", "topic", "end"]
+    assert lines[1]["topic"] == "google-stadia-game-streaming-launch"
+    assert lines[1]["article"]["path"].endswith(".md")
+    stages = {t["slug"]: t["stage"] for t in json.loads(cli("queue", "list", "--json").stdout)}
+    assert stages == {"google-stadia-game-streaming-launch": "written",
+                      "axolotl-limb-regeneration": "insufficient_research"}
+    again = json.loads(cli("night", "--json").stdout)
+    assert again["topics"] == 0
+
+
+def test_demo_runs_offline_and_ends_with_the_article_path(cli: Any, isolated: Path) -> None:
+    result = cli("demo", "--dir", str(isolated / "demo"), "--quiet")
+    last = result.stdout.strip().splitlines()[-1]
+    assert last.startswith("article: ")
+    article = Path(last.removeprefix("article: "))
+    assert article.is_file() and article.parent == isolated / "demo" / "articles"
+    text = article.read_text(encoding="utf-8")
+    meta = yaml.safe_load(text.split("---\n", 2)[1])
+    assert meta["model"] == "llamacpp:SmolLM2-135M-Instruct" and meta["category"] == "space"
+    for figure in ("citations", "resolved", "added", "removed", "unsupported", "sentences"):
+        assert isinstance(meta[figure], int)
+    assert meta["sources_provided"] >= 2  # the relevant pages reached the prompt
+    assert "## Sources" in text
+    prompt = (article.parent / meta["prompt"]).read_text(encoding="utf-8")
+    assert "europa" in prompt.lower() and "=== RESEARCH FACTS ===" in prompt
