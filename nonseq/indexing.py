@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from nonseq.models import Chunk, SourceKind
 from nonseq.workspace import Workspace
@@ -11,16 +12,22 @@ from nonseq.workspace import Workspace
 TRIGGER_KEY = "trigger"
 
 
-def provenance_header(chunk: Chunk) -> str:
-    """A short `[domain › title › date]` header embedded with research text (empty parts skipped)."""
-    parts = [p for p in (chunk.domain, chunk.title, (chunk.published or "")[:10]) if p]
+#: Longest title kept in a provenance header (cut at a word, with an ellipsis).
+HEADER_TITLE_CHARS = 90
+
+
+def provenance_header(domain: str, title: str, published: str) -> str:
+    """The short header embedded with each research chunk: [domain › title › date] (empty parts left out)."""
+    if len(title) > HEADER_TITLE_CHARS:
+        title = title[:HEADER_TITLE_CHARS].rsplit(" ", 1)[0] + "…"
+    parts = [p for p in (domain, title, (published or "")[:10]) if p]
     return f"[{' › '.join(parts)}]" if parts else ""
 
 
 def embed_text(chunk: Chunk) -> str:
     """The text that is embedded for a chunk: research chunks carry their provenance header."""
     if chunk.source_kind is SourceKind.RESEARCH:
-        header = provenance_header(chunk)
+        header = provenance_header(chunk.domain, chunk.title, chunk.published)
         return f"{header}\n{chunk.text}" if header else chunk.text
     return chunk.text
 
@@ -41,10 +48,14 @@ def index_chunks(
         raise ValueError("embed_texts must match chunks one to one")
     embedder = ws.embedder
     ws.store.ensure(collection, embedder.dim, embedder.name, trigger=triggers is not None)
-    dense = embedder.embed(texts)
-    sparse = ws.sparse.encode(texts)
+    dense, sparse = encode(ws, texts)
     trigger_vectors = embedder.embed(list(triggers)) if triggers is not None else None
     return ws.store.upsert(collection, chunks, dense, sparse, trigger_vectors)
+
+
+def encode(ws: Workspace, texts: Sequence[str]) -> tuple[Any, list[Any]]:
+    """Dense (unit rows) and sparse BM25 vectors of texts."""
+    return ws.embedder.embed(list(texts)), ws.sparse.encode(list(texts))
 
 
 def reembed_collection(ws: Workspace, collection: str,

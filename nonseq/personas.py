@@ -20,9 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from nonseq.errors import NotFoundError, UsageError
+from nonseq import overlay
+from nonseq.errors import UsageError
 from nonseq.models import Chunk, SourceKind, content_hash
-from nonseq.schemas import NAME_RE, check_name
+from nonseq.schemas import check_name
 
 if TYPE_CHECKING:
     from nonseq.workspace import Workspace
@@ -114,39 +115,14 @@ def parse_persona(path: Path, bundled: bool = False) -> Persona:
                    path=path, bundled=bundled)
 
 
-def _files(folder: Path | None) -> dict[str, Path]:
-    """Persona files of a folder by name (empty for a missing folder)."""
-    if folder is None or not folder.is_dir():
-        return {}
-    return {p.stem.lower(): p for p in sorted(folder.glob("*.toml")) if NAME_RE.match(p.stem.lower())}
-
-
 def list_personas(ws: Workspace) -> list[Persona]:
     """Every persona by name: files in the personas folder override bundled ones."""
-    bundled = _files(BUNDLED_DIR)
-    user = _files(ws.personas_dir)
-    out = []
-    for name in sorted(set(bundled) | set(user)):
-        if name in user:
-            persona = parse_persona(user[name])
-            persona.overrides_bundled = name in bundled
-        else:
-            persona = parse_persona(bundled[name], bundled=True)
-        out.append(persona)
-    return out
+    return overlay.list_all(BUNDLED_DIR, ws.personas_dir, parse_persona)
 
 
 def get_persona(ws: Workspace, name: str) -> Persona:
     """One persona by name (personas folder first, then bundled); NotFoundError lists the known."""
-    key = check_name(name, "persona")
-    user = _files(ws.personas_dir)
-    if key in user:
-        return parse_persona(user[key])
-    bundled = _files(BUNDLED_DIR)
-    if key in bundled:
-        return parse_persona(bundled[key], bundled=True)
-    known = ", ".join(sorted(set(bundled) | set(user))) or "none"
-    raise NotFoundError(f"unknown persona {name!r} (known: {known})")
+    return overlay.get_one(BUNDLED_DIR, ws.personas_dir, check_name(name, "persona"), parse_persona, "persona")
 
 
 def load_persona(ws: Workspace, name: str) -> tuple[Persona, int]:

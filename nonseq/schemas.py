@@ -18,19 +18,19 @@ Bundled schemas live in `nonseq/data/schemas/` (the repo's top-level `data/` is 
 
 from __future__ import annotations
 
-import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from nonseq.errors import NotFoundError, UsageError
+from nonseq import overlay
+from nonseq.errors import UsageError
 
 if TYPE_CHECKING:
     from nonseq.workspace import Workspace
 
 BUNDLED_DIR = Path(__file__).resolve().parent / "data" / "schemas"
-NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,59}$")
+NAME_RE = overlay.NAME_RE
 ALLOWED_KEYS = {"name", "description", "target_words", "headings", "opening", "closing", "sections"}
 
 
@@ -147,36 +147,11 @@ def user_schemas_dir(ws: Workspace) -> Path | None:
     return ws.settings.resolve(value) if value else None
 
 
-def _files(folder: Path | None) -> dict[str, Path]:
-    """Schema files of a folder by name (empty for a missing folder)."""
-    if folder is None or not folder.is_dir():
-        return {}
-    return {p.stem.lower(): p for p in sorted(folder.glob("*.toml")) if NAME_RE.match(p.stem.lower())}
-
-
 def list_schemas(ws: Workspace) -> list[Schema]:
     """Every schema by name: user files override bundled ones of the same name."""
-    bundled = _files(BUNDLED_DIR)
-    user = _files(user_schemas_dir(ws))
-    out = []
-    for name in sorted(set(bundled) | set(user)):
-        if name in user:
-            schema = parse_schema(user[name])
-            schema.overrides_bundled = name in bundled
-        else:
-            schema = parse_schema(bundled[name], bundled=True)
-        out.append(schema)
-    return out
+    return overlay.list_all(BUNDLED_DIR, user_schemas_dir(ws), parse_schema)
 
 
 def load_schema(ws: Workspace, name: str) -> Schema:
     """One schema by name (user folder first, then bundled); NotFoundError lists the known ones."""
-    key = check_name(name)
-    user = _files(user_schemas_dir(ws))
-    if key in user:
-        return parse_schema(user[key])
-    bundled = _files(BUNDLED_DIR)
-    if key in bundled:
-        return parse_schema(bundled[key], bundled=True)
-    known = ", ".join(sorted(set(bundled) | set(user))) or "none"
-    raise NotFoundError(f"unknown schema {name!r} (known: {known})")
+    return overlay.get_one(BUNDLED_DIR, user_schemas_dir(ws), check_name(name), parse_schema, "schema")

@@ -14,7 +14,7 @@ def _chunk(i: int, kind: SourceKind = SourceKind.RESEARCH, **extra) -> Chunk:
 
 def test_research_text_is_embedded_with_its_provenance_header() -> None:
     chunk = _chunk(1)
-    assert provenance_header(chunk) == "[nasa.gov › Launch › 2024-05-01]"
+    assert provenance_header(chunk.domain, chunk.title, chunk.published) == "[nasa.gov › Launch › 2024-05-01]"
     assert embed_text(chunk).startswith("[nasa.gov › Launch › 2024-05-01]\nSentence number 1")
     assert embed_text(_chunk(1, SourceKind.KNOWLEDGE)) == chunk.text
 

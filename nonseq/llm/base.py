@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import math
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -100,7 +101,7 @@ def with_schema(messages: list[dict[str, str]], schema: dict[str, Any]) -> list[
     return [{"role": "system", "content": line}, *messages]
 
 
-class ChatBackend:
+class ChatBackend(ABC):
     """Shared behaviour: retries, the deadline, think stripping, streaming and the JSON loop.
 
     A backend implements `_stream` (raw text pieces, think tags included), raising
@@ -113,6 +114,7 @@ class ChatBackend:
         """Keep the settings; nothing is loaded or contacted yet."""
         self.settings = settings
 
+    @abstractmethod
     def _stream(
         self,
         messages: list[dict[str, str]],
@@ -122,11 +124,10 @@ class ChatBackend:
         schema: dict[str, Any] | None,
     ) -> Iterator[str]:
         """Raw reply pieces as the model produces them."""
-        raise NotImplementedError
 
+    @abstractmethod
     def check(self) -> str:
         """A one-line OK description, or BackendError."""
-        raise NotImplementedError
 
     def count_tokens(self, text: str) -> int:
         """An estimate; backends with a tokenizer override this."""

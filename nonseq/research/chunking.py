@@ -6,13 +6,13 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from nonseq.indexing import embed_text, provenance_header  # noqa: F401 - re-exported for research
 from nonseq.models import Chunk, SourceKind
 from nonseq.research.extract import Document
 
 #: Tokens the embedder adds around every text ([CLS] and [SEP] for BERT-like models).
 SPECIAL_TOKENS = 2
 #: Longest title kept in the provenance header, in characters.
-HEADER_TITLE_CHARS = 90
 #: A sentence ends after . ! ? or … (and closing quotes/brackets), before a capital, digit or quote.
 _SENTENCE_END = re.compile(
     r"(?:(?<=[.!?…])|(?<=[.!?…][\"'”’)\]]))\s+(?=[\"'“‘(\[]?[A-Z0-9À-Ý])"
@@ -29,20 +29,6 @@ class _Unit:
     tokens: int
     para: int
     starts_para: bool
-
-
-def provenance_header(domain: str, title: str, published: str) -> str:
-    """The short header embedded with each chunk: [domain › title › date] (empty parts left out)."""
-    if len(title) > HEADER_TITLE_CHARS:
-        title = title[:HEADER_TITLE_CHARS].rsplit(" ", 1)[0] + "…"
-    parts = [p for p in (domain, title, published[:10]) if p]
-    return f"[{' › '.join(parts)}]" if parts else ""
-
-
-def embed_text(chunk: Chunk) -> str:
-    """What is embedded for a chunk: its provenance header, a newline, then the clean text."""
-    header = provenance_header(chunk.domain, chunk.title, chunk.published)
-    return f"{header}\n{chunk.text}" if header else chunk.text
 
 
 def split_sentences(paragraph: str) -> list[str]:

@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 
 from nonseq import queue
 from nonseq.errors import UsageError
+from nonseq.indexing import encode
 from nonseq.models import Chunk, Outcome, Source, Stage, Topic
 from nonseq.research.chunking import Chunker, embed_text
 from nonseq.research.domains import registrable_domain
@@ -223,8 +224,7 @@ class _Indexer:
 
     def _encode(self, chunks: list[Chunk], texts: list[str]) -> Future[int]:
         """Embed thread: dense and sparse vectors, then hand the batch to the writer."""
-        dense = self.ws.embedder.embed(texts)
-        sparse = self.ws.sparse.encode(texts)
+        dense, sparse = encode(self.ws, texts)
         return self.write_pool.submit(self.ws.store.upsert, self.collection, chunks, dense, sparse)
 
     def collect(self) -> int:
