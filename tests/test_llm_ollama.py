@@ -44,12 +44,12 @@ def test_check(server: FakeOllama) -> None:
 
 
 def test_plain_completion_sends_options(server: FakeOllama) -> None:
-    """A completion returns text; temperature, num_predict and num_ctx reach the server."""
+    """A completion returns text; temperature, repeat_penalty, num_predict and num_ctx reach the server."""
     text = _llm(server, context_window=4096).complete(PROMPT, max_tokens=12, temperature=0)
     assert text
     path, body = server.requests[-1]
     assert path == "/api/chat" and body["stream"] is True
-    assert body["options"] == {"temperature": 0, "num_predict": 12, "num_ctx": 4096}
+    assert body["options"] == {"temperature": 0, "repeat_penalty": 1.15, "num_predict": 12, "num_ctx": 4096}
 
 
 def test_streamed_completion(server: FakeOllama) -> None:

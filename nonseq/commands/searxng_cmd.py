@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 HELP = (
     "Run a local SearXNG (web search) on 127.0.0.1 for nonseq; needs "
-    "pip install 'nonseq\\[searxng]'.\n\n"
+    "pip install 'nonseq[searxng]'.\n\n"
     "Its settings.yml (in the workspace data dir, kept between runs) is generated so that nonseq "
     "can use it: JSON output on, limiter off, a random secret key, nothing downloaded at start-up."
     "\n\n"
