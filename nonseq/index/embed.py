@@ -168,7 +168,9 @@ class SentenceTransformerEmbedder:
             raise BackendError(f"sentence-transformers cannot load {source!r} offline: "
                                f"{str(exc).splitlines()[0]}") from None
         self.name = settings.model
-        self.dim = int(self._model.get_sentence_embedding_dimension())
+        dimension = getattr(self._model, "get_embedding_dimension", None) or \
+            self._model.get_sentence_embedding_dimension
+        self.dim = int(dimension())
         self.max_tokens = int(self._model.max_seq_length)
         self.batch_size = settings.batch_size
 
@@ -208,7 +210,7 @@ class OllamaEmbedder:
         self.batch_size = settings.batch_size
         self.max_tokens = 8192
         self._client = httpx.Client(base_url=settings.ollama_url.rstrip("/"), timeout=120)
-        self.dim = int(self._post([ "dimension probe" ]).shape[1])
+        self.dim = int(self._post(["dimension probe"]).shape[1])
 
     def _post(self, texts: list[str]) -> np.ndarray:
         """One /api/embed call."""
