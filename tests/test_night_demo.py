@@ -85,3 +85,23 @@ def test_demo_runs_offline_and_ends_with_the_article_path(cli: Any, isolated: Pa
     assert "## Sources" in text
     prompt = (article.parent / meta["prompt"]).read_text(encoding="utf-8")
     assert "europa" in prompt.lower() and "=== RESEARCH FACTS ===" in prompt
+
+
+def test_ctrl_c_while_writing_leaves_a_resumable_topic(no_uber: Path) -> None:
+    with Workspace(load_settings()) as ws:
+        topic = queue.add_topic(ws.db, "Google Stadia game streaming launch", "software", ws.categories)
+
+        def interrupt(event: str, _detail: str) -> None:
+            if event == "token":
+                raise KeyboardInterrupt
+
+        with pytest.raises(KeyboardInterrupt):
+            write_topic(ws, topic.id, progress=interrupt)
+        assert queue.get_topic(ws.db, topic.id).stage is Stage.WRITING
+        assert not list(ws.articles_dir.glob("*.md"))
+        chunks = ws.store.count("research_software", {"topic_slug": topic.slug})
+        result = write_topic(ws, topic.id)
+        assert result.outcome == "written" and Path(result.article.path).is_file()
+        assert ws.store.count("research_software", {"topic_slug": topic.slug}) == chunks
+        moves = [m["to"] for m in queue.history(ws.db, topic.id) if m["from"] != m["to"]]
+        assert moves.count("researching") == 1 and moves[-2:] == ["writing", "written"]
