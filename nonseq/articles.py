@@ -47,19 +47,25 @@ def clean_reply(text: str) -> str:
     return drop_repeats(text).strip()
 
 
-_PREAMBLE_RE = re.compile(r"^\s*(?:here is (?:the|your|an) article\b.*|\[article\]\s*)$", re.IGNORECASE)
+#: Chat preambles and echoes of the prompt's source fences, which never belong in an article.
+_PREAMBLE_RE = re.compile(r"^\s*(?:here is (?:the|your|an) article\b.*|\[article\]\s*|<<<.*|>>>.*)$",
+                          re.IGNORECASE)
 
 
 def drop_repeats(text: str) -> str:
-    """Remove chat preambles and paragraphs that repeat an earlier one (a small model's loops)."""
+    """Remove chat preambles and paragraphs or lines that repeat earlier ones (a small model's loops)."""
     seen: set[str] = set()
     kept = []
     for para in re.split(r"\n\s*\n", text):
-        key = " ".join(re.sub(r"\[\d+(?:[-,\s]+\d+)*\]", "", para).lower().split())
-        if not key or key in seen or _PREAMBLE_RE.match(para):
-            continue
-        seen.add(key)
-        kept.append(para.strip("\n"))
+        lines = []
+        for line in para.split("\n"):
+            key = re.sub(r"\W+", " ", re.sub(r"\[\d+(?:[-,\s]+\d+)*\]", "", line).lower()).strip()
+            if _PREAMBLE_RE.match(line) or (len(key) >= 20 and key in seen):
+                continue
+            seen.add(key)
+            lines.append(line)
+        if any(line.strip() for line in lines):
+            kept.append("\n".join(lines).strip("\n"))
     return "\n\n".join(kept)
 
 

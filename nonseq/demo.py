@@ -22,7 +22,7 @@ def demo_settings(root: Path) -> Settings:
     settings.retrieval.final_top = 8
     settings.llm.max_tokens = 500
     settings.llm.seed = 1
-    settings.llm.temperature = 0.3
+    settings.llm.temperature = 0.0
     return settings
 
 

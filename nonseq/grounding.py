@@ -254,6 +254,23 @@ def resolve_markers(text: str, valid: set[int]) -> tuple[str, int, int]:
     return "".join(pieces), resolved, removed
 
 
+def drop_orphan_markers(text: str, min_words: int = 3) -> tuple[str, int]:
+    """Remove markers on lines with fewer than min_words words: a citation needs a claim.
+
+    Returns the text and how many marker numbers were removed.
+    """
+    out: list[str] = []
+    dropped = 0
+    for line in text.split("\n"):
+        if MARKER_RE.search(line) and len(words(line)) < min_words:
+            dropped += sum(len(expand_marker(m.group(1))) for m in MARKER_RE.finditer(line))
+            line = re.sub(rf"[ \t]*(?:{RUN_RE.pattern})", "", line).rstrip()
+            if not re.search(r"\w", _LIST_RE.sub("", line)):
+                line = ""
+        out.append(line)
+    return "\n".join(out), dropped
+
+
 def count_citations(text: str) -> int:
     """Citation markers in the prose of a text (each number counts once per marker)."""
     mask = prose_mask(text)
@@ -378,6 +395,8 @@ def check_grounding(
     """Resolve markers, match sentences to facts, add strong missing markers, count the rest."""
     th = thresholds or Thresholds()
     fixed, resolved, removed = resolve_markers(text, {f.n for f in facts})
+    fixed, orphans = drop_orphan_markers(fixed, th.min_words)
+    resolved, removed = resolved - orphans, removed + orphans
     mask = prose_mask(fixed)
     spans = [(a, b) for a, b in split_sentences(fixed, mask)
              if len(words(fixed[a:b])) >= th.min_words]

@@ -221,3 +221,14 @@ def test_pieces_compose_into_an_article(ws) -> None:  # noqa: ANN001
     assert "=== RESEARCH FACTS ===" in audit and "[5]" in audit
     assert yaml.safe_load(Path(art.path).read_text(encoding="utf-8").split("---")[1])["slug"] == \
         "heat-pumps"
+
+
+def test_clean_reply_drops_preambles_and_repeated_lines() -> None:
+    from nonseq.articles import clean_reply
+
+    reply = ("Here is the article:\n<<<Title: X>>\n\nThe early reviews are here, and not great [2].\n[CNBC]\n"
+             "You are going to see a number of things.\nThe early reviews are here, and not great [1].\n"
+             "[CNBC]\n\nThe early reviews are here, and not great.\n\nA new paragraph that is different.")
+    assert clean_reply(reply) == ("The early reviews are here, and not great [2].\n[CNBC]\n"
+                                  "You are going to see a number of things.\n[CNBC]\n\n"
+                                  "A new paragraph that is different.")

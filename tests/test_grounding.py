@@ -278,3 +278,13 @@ def test_no_facts_and_short_fragments() -> None:
     assert (r.sentences, r.unsupported, r.removed, r.citations) == (1, 1, 1, 0)
     assert r.figures() == {"citations": 0, "resolved": 0, "added": 0, "removed": 1,
                            "unsupported": 1, "sentences": 1}
+
+
+def test_markers_without_a_claim_are_removed_and_counted() -> None:
+    from nonseq.grounding import check_grounding, drop_orphan_markers
+
+    text, dropped = drop_orphan_markers("# T\n\n[1]\n2. [3][4]. [5]\n\nShort one [1].\nA real claim here [2].")
+    assert dropped == 5
+    assert "[1]" not in text and "A real claim here [2]." in text and "Short one." in text
+    result = check_grounding("[1]\n2. [1][2].", [], tokenize=str.split)
+    assert result.citations == 0 and result.resolved == 0 and result.removed == 3
