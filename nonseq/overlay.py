@@ -3,16 +3,27 @@
 from __future__ import annotations
 
 import re
+import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from nonseq.errors import NotFoundError
+from nonseq.errors import NotFoundError, UsageError
 
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,59}$")
 T = TypeVar("T")
 #: parse(path, bundled) -> the parsed object
 Parser = Callable[[Path, bool], T]
+
+
+def read_toml(path: Path) -> dict:
+    """A TOML file's table; UsageError naming the file when it cannot be read or parsed."""
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"{path}: not valid TOML: {exc}") from None
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read: {exc.strerror}") from None
 
 
 def toml_files(folder: Path | None) -> dict[str, Path]:

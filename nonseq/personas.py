@@ -15,7 +15,6 @@ in the personas folder overrides a bundled persona of the same name.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -90,12 +89,7 @@ def _text(data: dict[str, Any], key: str, path: Path, where: str = "") -> str:
 
 def parse_persona(path: Path, bundled: bool = False) -> Persona:
     """Read and validate one persona file; UsageError with the file and key on problems."""
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise UsageError(f"{path}: not valid TOML: {exc}") from None
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot read: {exc.strerror}") from None
+    data = overlay.read_toml(path)
     unknown = sorted(set(data) - ALLOWED_KEYS)
     if unknown:
         raise UsageError(f"{path}: unknown key {unknown[0]!r} (allowed: description, name, voice)")

@@ -18,7 +18,6 @@ Bundled schemas live in `nonseq/data/schemas/` (the repo's top-level `data/` is 
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -116,12 +115,7 @@ def _sections(raw: Any, path: Path) -> list[SchemaSection]:
 
 def parse_schema(path: Path, bundled: bool = False) -> Schema:
     """Read and validate one schema file; UsageError with the file and key on problems."""
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise UsageError(f"{path}: not valid TOML: {exc}") from None
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot read: {exc.strerror}") from None
+    data = overlay.read_toml(path)
     unknown = sorted(set(data) - ALLOWED_KEYS)
     if unknown:
         raise UsageError(f"{path}: unknown key {unknown[0]!r} "
