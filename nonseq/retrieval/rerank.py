@@ -278,7 +278,7 @@ def rerank(candidates: Sequence[Candidate], reranker: Reranker, query: str) -> l
 
 def check_reranker(ws: Any) -> str:
     """Doctor: which reranker loaded, or that it runs offline and how to fix that."""
-    reranker = ws.reranker
+    reranker = build_reranker(ws.settings.rerank, ws.embedder, warn=False)
     if reranker.backend != "none":
         reranker.score("health check", ["a passage about health checks"])
     if reranker.offline:
