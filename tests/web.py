@@ -62,6 +62,10 @@ PDF_BYTES = b"%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 
 PNG_BYTES = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 8
 
 
+#: The local web's port when it is free (see _common_port).
+PREFERRED_PORT = 48123
+
+
 def free_port(host: str = "127.0.0.1") -> int:
     """A TCP port nobody listens on right now."""
     with socket.socket() as probe:
@@ -422,13 +426,17 @@ def hostile_route(web: LocalWeb, handler: _Handler, path: str, query: dict[str, 
 
 
 def _common_port(ips: list[str]) -> int:
-    """A port that is free on every one of the addresses."""
-    for _ in range(50):
-        with socket.socket() as probe:
-            probe.bind((ips[0], 0))
-            port = int(probe.getsockname()[1])
+    """A port free on every one of the addresses: PREFERRED_PORT when it is, so that page URLs
+    (which reach the LLM's prompt) and so greedy generations are the same from run to run."""
+    for attempt in range(51):
+        if attempt == 0:
+            port = PREFERRED_PORT
+        else:
+            with socket.socket() as probe:
+                probe.bind((ips[0], 0))
+                port = int(probe.getsockname()[1])
         free = True
-        for ip in ips[1:]:
+        for ip in ips:
             with socket.socket() as other:
                 try:
                     other.bind((ip, port))
