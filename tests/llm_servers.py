@@ -28,6 +28,14 @@ import httpx
 from nonseq.llm.llamacpp import bundled_model_path, generation_lock, load_llama
 
 THINK_TEXT = "<think>The user wants a short answer. Let me think step by step.</think>\n\n"
+#: A short chat and a one-field schema, shared by the server-backed backend tests.
+PROMPT = [{"role": "user", "content": "Say hello."}]
+SCHEMA = {
+    "type": "object",
+    "properties": {"city": {"type": "string", "minLength": 1}},
+    "required": ["city"],
+}
+
 DEFAULT_MODELS = {"smollm2:135m": "plain", "thinker:latest": "think", "ponder:latest": "unclosed"}
 
 

@@ -7,19 +7,12 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from llm_servers import FakeOllama, free_port
+from llm_servers import PROMPT, SCHEMA, FakeOllama, free_port
 
 from nonseq.config import LLMSettings
 from nonseq.errors import BackendError
 from nonseq.llm import build_llm
 from nonseq.llm.ollama_backend import OllamaLLM
-
-PROMPT = [{"role": "user", "content": "Say hello."}]
-SCHEMA = {
-    "type": "object",
-    "properties": {"city": {"type": "string", "minLength": 1}},
-    "required": ["city"],
-}
 
 
 @pytest.fixture(scope="module")

@@ -8,19 +8,12 @@ from collections.abc import Callable, Iterator
 
 import httpx
 import pytest
-from llm_servers import free_port, llama_cpp_server
+from llm_servers import PROMPT, SCHEMA, free_port, llama_cpp_server
 
 from nonseq.config import LLMSettings
 from nonseq.errors import BackendError
 from nonseq.llm import build_llm
 from nonseq.llm.openai_compat import OpenAICompatLLM
-
-PROMPT = [{"role": "user", "content": "Say hello."}]
-SCHEMA = {
-    "type": "object",
-    "properties": {"city": {"type": "string", "minLength": 1}},
-    "required": ["city"],
-}
 
 
 @pytest.fixture(scope="module")
