@@ -1,11 +1,18 @@
 """Retrieval benchmark on BEIR SciFact: BM25 pre-rank, dense, hybrid RRF, the full chain, bm25s.
 
     python bench/retrieval.py [--data ../shared/data/scifact] [--qrels PATH] [--limit N] [--json]
+                              [--aeb ../shared/data/web/scrapinghub-aeb | --no-web]
 
 Uses nonseq's own code paths: documents are indexed into an embedded Qdrant (temp dir) with the
 workspace embedder and sparse encoder, scrolled back whole, pre-ranked by `prerank_bm25`, and run
 through the same dedup / trust / rerank / fusion / normalisation functions as `retrieve()`.
 Document embeddings are cached (--cache-dir, default /tmp/nonseq-bench) keyed by corpus and model.
+
+It also calibrates the gate's quality check per reranker (bench/calibration.py): score distributions
+of relevant and irrelevant SciFact pairs, on- and off-topic research (SciFact pools and topics over
+the 181 real pages, covered and not), the configured threshold's precision and recall at flagging
+off-topic research, and the share of boilerplate among the selected facts with and without the
+prose filter.
 """
 
 from __future__ import annotations
@@ -27,6 +34,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+import calibration  # noqa: E402
 from _metrics import evaluate, load_beir, self_check  # noqa: E402
 
 from nonseq.config import PathsSettings, RerankSettings, Settings  # noqa: E402
@@ -44,6 +52,7 @@ from nonseq.workspace import Workspace  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "scifact"
+DEFAULT_AEB = REPO.parent / "shared" / "data" / "web" / "scrapinghub-aeb"
 TOPIC = Topic(title="scifact", slug="scifact", category="science")
 GRID_RRF = (5, 10, 20, 30, 60, 100)
 GRID_WEIGHTED = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
@@ -58,6 +67,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--limit", type=int, default=0, help="Only the first N judged queries")
     p.add_argument("--cache-dir", type=Path, default=Path(tempfile.gettempdir()) / "nonseq-bench")
     p.add_argument("--rerank-model-path", default="", help="A local cross-encoder folder to add")
+    p.add_argument("--aeb", type=Path, default=DEFAULT_AEB, help="The 181 real pages (web part)")
+    p.add_argument("--no-web", action="store_true", help="Skip the calibration over real pages")
     p.add_argument("--json", action="store_true", help="Print one JSON object")
     return p.parse_args(argv)
 
@@ -260,16 +271,34 @@ def rerankers(ws: Workspace, model_path: str) -> dict[str, Reranker]:
 
 
 def run_chains(ws: Workspace, cands: list[Candidate], queries: dict[str, str], qrels: Any,
-               model_path: str) -> tuple[dict[str, dict[str, float]], dict[str, Any], str]:
-    """The full chain with each reranker that loads: methods, fusion grids and the default name."""
+               args: argparse.Namespace) -> tuple[dict[str, dict[str, float]], dict[str, Any], str]:
+    """The full chain with each reranker that loads: methods, fusion grids, calibration, default."""
     rr = ws.settings.rerank
     default_reranker = ws.reranker
     methods: dict[str, dict[str, float]] = {}
     details: dict[str, Any] = {}
     default = ""
-    for label, reranker in rerankers(ws, model_path).items():
+    by_id = {c.chunk.url: c for c in cands}
+    pages = None
+    if not args.no_web and (args.aeb / "ground-truth.json").is_file():
+        log(f"extracting, chunking and embedding the pages in {args.aeb}...")
+        pages = calibration.load_pages(args.aeb, ws, args.cache_dir)
+    scores: dict[str, dict[str, Any]] = {}
+    for label, reranker in rerankers(ws, args.rerank_model_path).items():
         log(f"chain with {reranker.name}...")
         pools, steps = chain_pools(ws, cands, queries, reranker)
+        log(f"calibrating the gate with {reranker.name}...")
+        found = calibration.scifact_calibration(pools, queries, qrels, by_id, reranker)
+        if pages:
+            web = calibration.web_calibration(ws, pages, reranker)
+            found.update(web_covered=web["covered"], web_uncovered=web["uncovered"])
+            if label == "bi-encoder":
+                details["facts"] = {
+                    "before": calibration.boilerplate_share(ws, pages, reranker, 0.0),
+                    "after": calibration.boilerplate_share(ws, pages, reranker,
+                                                           ws.settings.retrieval.prose_min),
+                    "chunks": calibration.chunk_labels(pages)}
+        scores[label] = {"backend": reranker.backend, "scores": found}
         method = fusion_method(ws, reranker)
         runs, fuse_ms = finish(ws, pools, method, rr.fusion_weight, rr.fusion_k)
         steps["fuse+normalize"] = fuse_ms
@@ -283,6 +312,7 @@ def run_chains(ws: Workspace, cands: list[Candidate], queries: dict[str, str], q
         details[name]["fusion_grid"] = fusion_grid(pools, qrels)
         if reranker.backend == default_reranker.backend and reranker.name == default_reranker.name:
             default = name
+    details["calibration"] = calibration.calibration_table(scores, ws.settings.gate)
     return methods, details, default
 
 
@@ -315,8 +345,7 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
                 log(f"{name}...")
                 runs, ms, index_s[name] = run_bm25s(corpus, judged, tok)
                 methods[name] = {**evaluate(runs, qrels), "ms_per_query": ms}
-            chains, details, default = run_chains(ws, cands, judged, qrels,
-                                                  args.rerank_model_path)
+            chains, details, default = run_chains(ws, cands, judged, qrels, args)
             methods.update(chains)
         finally:
             ws.close()
@@ -344,6 +373,34 @@ def report(result: dict[str, Any]) -> None:
             print(f"  {'fusion variant':<22} {'nDCG@10':>8}")
             for variant, m in info["fusion_grid"].items():
                 print(f"  {variant:<22} {m['ndcg@10']:>8.4f}")
+    report_calibration(d)
+
+
+def report_calibration(d: dict[str, Any]) -> None:
+    """The gate calibration table and the boilerplate share of the selected facts."""
+    print("\ngate quality check: top-10 mean rerank score per backend "
+          "(n, mean, p10 / median / p90)")
+    for label, row in d.get("calibration", {}).items():
+        print(f"\n{label} (backend {row['backend']}, threshold {row['threshold']})")
+        for name, dist in row["distributions"].items():
+            if dist.get("n"):
+                print(f"  {name:<18} n={dist['n']:<5} mean {dist['mean']:.3f}  "
+                      f"{dist['p10']:.3f} / {dist['median']:.3f} / {dist['p90']:.3f}")
+        for name in ("scifact", "web"):
+            if name in row:
+                m = row[name]
+                print(f"  off-topic detection on {name:<8} precision {m['precision']:.3f}  "
+                      f"recall {m['recall']:.3f}  (best-F1 threshold "
+                      f"{row[f'{name}_best_f1_threshold']:.2f})")
+    facts = d.get("facts")
+    if facts:
+        b, a, c = facts["before"], facts["after"], facts["chunks"]
+        print(f"\nboilerplate among selected facts: {b['share']:.3f} ({b['boilerplate']}/"
+              f"{b['selected']}) without the prose filter, {a['share']:.3f} ({a['boilerplate']}/"
+              f"{a['selected']}) with it")
+        print(f"prose test over all {c['chunks']} page chunks ({c['boilerplate']} boilerplate): "
+              f"flagged precision {c['flagged_precision']:.3f}, recall {c['flagged_recall']:.3f}, "
+              f"article chunks lost {c['prose_lost']:.3f}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -9,11 +9,12 @@ Sources are numbered as in the prompt; the article lists the ones it cites.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import itertools
 import os
 import re
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,10 +25,12 @@ from nonseq.models import Article
 if TYPE_CHECKING:
     from nonseq.grounding import GroundingResult
     from nonseq.prompt import SourceRef
+    from nonseq.quality import Quality
 
 PROMPT_SUFFIX = ".prompt.md"
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,99}$")
-FIGURES = ("citations", "resolved", "added", "removed", "unsupported", "sentences")
+FIGURES = ("citations", "resolved", "added", "removed", "unsupported", "sentences",
+           "supported_share")
 _SOURCES_HEADING_RE = re.compile(
     r"^\s{0,3}(?:#{1,6}\s*)?(?:\*\*|__)?(?:sources|references|bibliography|citations|works cited)"
     r"\s*:?\s*(?:\*\*|__)?\s*:?\s*$", re.IGNORECASE | re.MULTILINE)
@@ -78,14 +81,47 @@ def headline(body: str) -> str:
     return ""
 
 
-def cited_numbers(text: str) -> list[int]:
-    """Source numbers cited in the prose, in order of first citation."""
-    from nonseq.grounding import MARKER_RE, expand_marker, in_prose, prose_mask
+#: Any bracketed integer (or list/range of them), wherever it stands; not a `[1](link)`.
+_ANY_MARKER_RE = re.compile(r"[ \t]*\[(\d+(?:\s*[,;\u2013-]\s*\d+)*)\](?!\()")
 
-    mask = prose_mask(text)
-    found = [n for m in MARKER_RE.finditer(text) if in_prose(mask, m.start(), m.end())
-             for n in expand_marker(m.group(1))]
+
+_CODE_RE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]{0,3}\1[ \t]*$|\Z)|`[^`\n]*`",
+                      re.DOTALL | re.MULTILINE)
+
+
+def _outside_code(text: str, fix: Callable[[str], str]) -> str:
+    """Apply fix to the text outside fenced and inline code."""
+    out, last = [], 0
+    for m in _CODE_RE.finditer(text):
+        out += [fix(text[last:m.start()]), m.group(0)]
+        last = m.end()
+    return "".join([*out, fix(text[last:])])
+
+
+def cited_numbers(text: str) -> list[int]:
+    """Source numbers in brackets anywhere outside code (headings, lists, tables too), in order."""
+    from nonseq.grounding import expand_marker
+
+    found: list[int] = []
+
+    def collect(part: str) -> str:
+        found.extend(n for m in _ANY_MARKER_RE.finditer(part) for n in expand_marker(m.group(1)))
+        return part
+
+    _outside_code(text, collect)
     return list(dict.fromkeys(found))
+
+
+def resolve_everywhere(text: str, valid: set[int]) -> str:
+    """Keep only bracketed integers naming a valid source, wherever they stand; drop the rest."""
+    from nonseq.grounding import expand_marker
+
+    def fix(m: re.Match[str]) -> str:
+        good = [n for n in expand_marker(m.group(1)) if n in valid]
+        lead = m.group(0)[:len(m.group(0)) - len(m.group(0).lstrip(" \t"))]
+        return lead + "".join(f"[{n}]" for n in good) if good else ""
+
+    return _outside_code(text, lambda part: _ANY_MARKER_RE.sub(fix, part))
 
 
 def _escape(text: str) -> str:
@@ -189,22 +225,36 @@ def write_article(
     prompt: str | None = None,
     date: str | None = None,
     force: bool = False,
+    quality: Quality | None = None,
 ) -> Article:
-    """Write an article (and its prompt) atomically; a new versioned name unless force."""
+    """Write an article (and its prompt) atomically; a new versioned name unless force.
+
+    A reply that failed the quality gate is written all the same, with `status: draft`.
+    """
+    from nonseq.quality import supported_share, unsupported_sentences
+
     _check_slug(slug)
-    body = body.strip()
+    body = resolve_everywhere(body.strip(), {s.n for s in sources})
     head = headline(body)
     if not head:
         body = f"# {title}\n\n{body}"
     cited = [s for s in sources if s.n in set(cited_numbers(body))]
-    figures = grounding.figures()
+    figures: dict[str, Any] = {**grounding.figures(),
+                               "supported_share": round(supported_share(grounding), 3)}
+    status = "draft" if quality is not None and quality.draft else "written"
+    reasons = list(quality.reasons) if quality is not None else []
     meta: dict[str, Any] = {
-        "title": head or title, "slug": slug, "topic": title, "category": category,
-        "persona": persona, "schema": schema,
+        "title": head or title, "slug": slug, "topic": title, "status": status,
+        "category": category, "persona": persona, "schema": schema,
         "date": date or datetime.now(UTC).isoformat(timespec="seconds"), "model": model,
         "sources": [s.to_dict() for s in sorted(cited, key=lambda s: s.n)],
         "sources_provided": len(sources), **figures,
     }
+    if reasons:
+        meta["draft_reasons"] = reasons
+    if quality is not None:
+        meta["quality"] = {"echoed": len(quality.echoed), "repeated": len(quality.repeated)}
+    meta["unsupported_sentences"] = unsupported_sentences(grounding)
     if prompt is not None:
         meta["prompt"] = ""  # filled with the file name once the article's name is known
     folder = Path(articles_dir)
@@ -218,8 +268,10 @@ def write_article(
         atomic_write(prompt_path(path), prompt)
     elif force:
         prompt_path(path).unlink(missing_ok=True)
+    known = {f.name for f in dataclasses.fields(Article)}
     return Article(path=str(path), slug=slug, title=meta["title"],
-                   sources=[s.to_dict() for s in cited], **figures)
+                   sources=[s.to_dict() for s in cited], status=status, reasons=reasons,
+                   **{k: v for k, v in figures.items() if k in known})
 
 
 def read_article(path: Path) -> tuple[dict[str, Any], str]:
@@ -267,6 +319,7 @@ def list_articles(articles_dir: Path) -> list[dict[str, Any]]:
             continue
         for key in ("title", "slug", "date", "category", "persona", "schema", "model"):
             row[key] = str(meta.get(key) or "")
+        row["status"] = str(meta.get("status") or "written")
         row["sources"] = len(meta.get("sources") or [])
         row.update({k: meta.get(k) for k in FIGURES})
         rows.append(row)

@@ -18,6 +18,10 @@ from nonseq.errors import NonseqError
 class NonseqGroup(TyperGroup):
     """Root group: NonseqError becomes one red line and a non-zero exit; Ctrl-C exits 130."""
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """Parse the root options; --config and --debug may also follow the subcommand."""
+        return super().parse_args(ctx, _common.hoist_global_options(list(args)))
+
     def invoke(self, ctx: click.Context) -> Any:
         """Run the command; turn expected errors into one-line messages."""
         try:
@@ -43,7 +47,7 @@ class NonseqGroup(TyperGroup):
 app = typer.Typer(
     cls=NonseqGroup,
     help="NonSequitur: turn a queue of topics into researched, grounded articles.",
-    no_args_is_help=True,
+    invoke_without_command=True,  # bare `nonseq`: the menus in a terminal, else the help
     pretty_exceptions_enable=False,
     add_completion=False,
     rich_markup_mode=None,
@@ -61,13 +65,32 @@ def _version(value: bool) -> None:
 def root(
     ctx: typer.Context,
     config: Annotated[str | None, typer.Option(
-        "--config", "-c", help="config.toml to use (else $NONSEQ_CONFIG, else ./config.toml)")] = None,
+        "--config", metavar="PATH", help="config.toml to use (else $NONSEQ_CONFIG, else ./config.toml)")] = None,
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors")] = False,
     version: Annotated[bool, typer.Option(
         "--version", callback=_version, is_eager=True, help="Print the version and exit")] = False,
 ) -> None:
     """NonSequitur: turn a queue of topics into researched, grounded articles."""
     ctx.obj = _common.State(config=config, debug=debug)
+    if ctx.invoked_subcommand is None:
+        _menu_or_help(ctx)
+
+
+def _menu_or_help(ctx: typer.Context) -> None:
+    """Open the main menu in a terminal; without one print the help and exit 0 (never wait)."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        typer.echo(ctx.get_help())
+        raise typer.Exit(0)
+    from nonseq.menus.main_menu import run
+
+    run(_common.state(ctx))
+    raise typer.Exit(0)
+
+
+@app.command("menu")
+def menu(ctx: typer.Context) -> None:
+    """Open the interactive menus (the same as `nonseq` alone in a terminal)."""
+    _menu_or_help(ctx.find_root())
 
 
 def _register() -> None:
@@ -79,6 +102,7 @@ def _register() -> None:
         domains_cmd,
         gate_cmd,
         inspect_cmd,
+        knowledge_cmd,
         night_cmd,
         persona_cmd,
         queue_cmd,
@@ -89,7 +113,7 @@ def _register() -> None:
         write_cmd,
     )
 
-    for module in (queue_cmd, research_cmd, inspect_cmd, gate_cmd, write_cmd, night_cmd, articles_cmd,
+    for module in (queue_cmd, research_cmd, inspect_cmd, gate_cmd, write_cmd, knowledge_cmd, night_cmd, articles_cmd,
                    persona_cmd, schema_cmd, domains_cmd, searxng_cmd, store_cmd, doctor_cmd, config_cmd):
         module.register(app)
 

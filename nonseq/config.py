@@ -9,7 +9,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from nonseq.errors import ConfigError
+from nonseq.errors import ConfigError, UsageError
+from nonseq.userfiles import read_text_file
 
 ENV_PREFIX = "NONSEQ_"
 DEFAULT_CATEGORIES = [
@@ -119,6 +120,9 @@ class ResearchSettings(Section):
     index_batch: int = Field(
         32, ge=1, le=4096, description="Chunks embedded and written together while pages arrive"
     )
+    max_file_bytes: int = Field(
+        10_000_000, ge=1000, description="Largest local file read by --file (refused before reading)"
+    )
 
 
 class RerankSettings(Section):
@@ -187,7 +191,10 @@ class LLMSettings(Section):
 class RetrievalSettings(Section):
     """[retrieval] The retrieval chain (see docs/retrieval.md for the formulas)."""
 
-    prerank_top: int = Field(100, ge=1, le=10000, description="Research chunks after BM25")
+    prerank_top: int = Field(
+        100, ge=1, le=100,
+        description="Rerank pool size: knowledge + evergreen first, research (by BM25) fills the rest",
+    )
     dedup_threshold: float = Field(0.92, gt=0, le=1, description="Cosine at which chunks are dups")
     trust_prior: float = Field(0.1, ge=0, le=1, description="Weight of domain trust in final score")
     normalize: bool = Field(True, description="Min-max each source group before weighting")
@@ -197,6 +204,11 @@ class RetrievalSettings(Section):
     weight_persona: float = Field(0.60, ge=0, le=1, description="Weight of persona chunks")
     final_top: int = Field(20, ge=1, le=500, description="Research facts given to the writer")
     per_url_max: int = Field(3, ge=1, le=100, description="Most chunks from one URL")
+    prose_min: float = Field(
+        0.5, ge=0, le=1,
+        description="Research chunks scoring below this as prose (link lists, menus, bylines) are "
+        "never facts; 0 = keep all",
+    )
     knowledge_top: int = Field(20, ge=0, le=500, description="Knowledge chunks by similarity")
     evergreen_pool: int = Field(20, ge=0, le=500, description="Evergreen chunks that reach rerank")
     evergreen_top: int = Field(6, ge=0, le=100, description="Evergreen chunks in the prompt")
@@ -213,17 +225,72 @@ class GateSettings(Section):
     """[gate] The suitability gate before writing."""
 
     min_chunks: int = Field(5, ge=0, description="Hard: research chunks needed")
-    min_mean_score: float = Field(0.25, ge=0, le=1, description="Mean rerank score of top chunks")
+    min_mean_score: float = Field(
+        0.25, ge=0, le=1, description="Mean rerank score of the top chunks (cross-encoder, fastembed)"
+    )
+    min_mean_score_bi_encoder: float = Field(
+        0.28, ge=0, le=1,
+        description="The same with the bi-encoder reranker (cosine scores; see docs/retrieval.md)",
+    )
     score_top_k: int = Field(10, ge=1, le=1000, description="How many top chunks the mean covers")
     min_domains: int = Field(2, ge=0, description="Soft: distinct domains needed")
     uber_passes: int = Field(1, ge=0, le=5, description="Automatic Uber Research passes on THIN")
+
+
+class WritingSettings(Section):
+    """[writing] How articles are written, and when a reply is kept only as a draft."""
+
+    mode: Literal["auto", "sections", "single"] = Field(
+        "auto", description="sections (one call per schema part), single (one call), or auto = "
+        "sections when [llm] context_window <= 8192")
+    cite_constraint: bool = Field(
+        True, description="Make every sentence end with a listed source marker where the backend "
+        "can (llama.cpp grammar, Ollama/OpenAI structured output)")
+    source_bias: float = Field(
+        3.0, ge=0, le=10, description="In-process llama.cpp: logit bonus for words of the "
+        "section's facts (a copy bias toward the sources); 0 = off")
+    facts_per_section: int = Field(3, ge=1, le=10, description="Most research facts per section")
+    section_sentences: int = Field(4, ge=1, le=20, description="Most sentences per section")
+    section_tokens: int = Field(320, ge=32, le=8192, description="Most tokens per section call")
+    min_sentences: int = Field(5, ge=0, description="Fewer sentences make the article a draft")
+    min_supported_share: float = Field(
+        0.5, ge=0, le=1, description="A lower share of supported sentences makes a draft")
+    echo_words: int = Field(
+        6, ge=3, le=50, description="A body line sharing this many consecutive words with the "
+        "ARTICLE STRUCTURE or TASK text is an echo (a draft)")
 
 
 class NightSettings(Section):
     """[night] Unattended night runs."""
 
     max_topics: int = Field(10, ge=1, le=1000, description="Topics per night run")
+    topic_timeout: float = Field(
+        1800, gt=0, description="Seconds one topic may take; then it fails (retried next night)")
+    retries: int = Field(
+        2, ge=0, le=100, description="Nights a topic that failed on a transient error is retried")
     log_file: str = Field("night.jsonl", description="JSON-lines log, relative to data_dir")
+
+
+class KnowledgeSettings(Section):
+    """[knowledge] Facts distilled from sources, reviewed by a person, promoted into the knowledge base."""
+
+    extract: list[str] = Field(
+        default_factory=lambda: ["night"],
+        description="Extract facts after an article is written by: write, night (either, both or none)",
+    )
+    use_llm: bool = Field(True, description="Let the LLM distil facts (false: extractive sentences only)")
+    facts_per_page: int = Field(5, ge=1, le=6, description="Most facts kept from one page")
+    page_tokens: int = Field(1200, ge=100, le=32000, description="Page text the LLM reads, in tokens")
+    dedup_threshold: float = Field(0.92, gt=0, le=1, description="Cosine at which facts merge")
+
+    @field_validator("extract")
+    @classmethod
+    def _check_extract(cls, values: list[str]) -> list[str]:
+        """Only `write` and `night` can trigger an extraction."""
+        bad = [v for v in values if v not in ("write", "night")]
+        if bad:
+            raise ValueError(f"extract takes write and/or night (got {bad[0]!r})")
+        return list(dict.fromkeys(values))
 
 
 class CategoriesSettings(Section):
@@ -264,13 +331,17 @@ class Settings(BaseModel):
     llm: LLMSettings = Field(default_factory=LLMSettings)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
     gate: GateSettings = Field(default_factory=GateSettings)
+    writing: WritingSettings = Field(default_factory=WritingSettings)
     night: NightSettings = Field(default_factory=NightSettings)
+    knowledge: KnowledgeSettings = Field(default_factory=KnowledgeSettings)
     categories: CategoriesSettings = Field(default_factory=CategoriesSettings)
 
     #: The folder relative paths resolve from (the config file's folder, or the cwd).
     base_dir: Path = Field(default_factory=Path.cwd, exclude=True)
     #: The config file these settings came from, if any.
     source: Path | None = Field(None, exclude=True)
+    #: Keys set by environment variables: {"section.key": "NONSEQ_SECTION__KEY"}.
+    from_env: dict[str, str] = Field(default_factory=dict, exclude=True)
 
     def resolve(self, value: str) -> Path:
         """A path setting resolved against the config file's folder."""
@@ -283,7 +354,7 @@ class Settings(BaseModel):
         return self.resolve(self.paths.data_dir)
 
 
-SECTIONS = [name for name in Settings.model_fields if name not in ("base_dir", "source")]
+SECTIONS = [name for name in Settings.model_fields if name not in ("base_dir", "source", "from_env")]
 
 
 def find_config(explicit: str | Path | None = None) -> Path | None:
@@ -311,17 +382,27 @@ def _parse_env_value(raw: str) -> Any:
         return raw
 
 
-def env_overrides(environ: dict[str, str] | None = None) -> dict[str, dict[str, Any]]:
-    """Collect NONSEQ_<SECTION>__<KEY> variables into {section: {key: value}}."""
+def env_names(environ: dict[str, str] | None = None) -> dict[str, str]:
+    """The NONSEQ_<SECTION>__<KEY> variables set, as {"section.key": variable name}."""
     environ = dict(os.environ if environ is None else environ)
-    overrides: dict[str, dict[str, Any]] = {}
-    for name, raw in environ.items():
+    names: dict[str, str] = {}
+    for name in environ:
         if not name.startswith(ENV_PREFIX) or "__" not in name:
             continue
         section, _, key = name[len(ENV_PREFIX):].lower().partition("__")
         if section not in SECTIONS:
             raise ConfigError(f"{name}: unknown section {section!r} (one of {', '.join(SECTIONS)})")
-        overrides.setdefault(section, {})[key] = _parse_env_value(raw)
+        names[f"{section}.{key}"] = name
+    return names
+
+
+def env_overrides(environ: dict[str, str] | None = None) -> dict[str, dict[str, Any]]:
+    """Collect NONSEQ_<SECTION>__<KEY> variables into {section: {key: value}}."""
+    environ = dict(os.environ if environ is None else environ)
+    overrides: dict[str, dict[str, Any]] = {}
+    for dotted, name in env_names(environ).items():
+        section, _, key = dotted.partition(".")
+        overrides.setdefault(section, {})[key] = _parse_env_value(environ[name])
     return overrides
 
 
@@ -362,19 +443,23 @@ def load_settings(
     data: dict[str, Any] = {}
     if path is not None:
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
+            data = tomllib.loads(read_text_file(path, what="a TOML text file"))
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-        except OSError as exc:
-            raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+        except UsageError as exc:
+            raise ConfigError(str(exc)) from None
     origin = str(path) if path else "settings"
+    from_env = env_names(environ)
     try:
         data = _merge(data, env_overrides(environ))
         settings = Settings.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(_format_error(exc, origin)) from None
+        loc = exc.errors()[0]["loc"]
+        variable = from_env.get(".".join(str(part) for part in loc[:2]))
+        raise ConfigError(_format_error(exc, variable or origin)) from None
     settings.base_dir = path.parent if path else Path.cwd()
     settings.source = path
+    settings.from_env = from_env
     return settings
 
 
@@ -402,15 +487,24 @@ def render_toml(settings: Settings | None = None, comments: bool = True) -> str:
         for key, field in type(section).model_fields.items():
             if comments and field.description:
                 lines.append(f"# {field.description}")
-            lines.append(f"{key} = {_toml_value(getattr(section, key))}")
+            variable = settings.from_env.get(f"{name}.{key}")
+            lines.append(f"{key} = {_toml_value(getattr(section, key))}"
+                         + (f"  # from ${variable}" if variable else ""))
         lines.append("")
     return "\n".join(lines)
 
 
+#: Sections whose api_key is a secret, masked whenever settings are shown.
+SECRET_SECTIONS = ("qdrant", "llm")
+
+
+def masked(settings: Settings) -> Settings:
+    """A copy of the settings with the api keys shown as ***."""
+    update = {name: getattr(settings, name).model_copy(update={"api_key": "***"})
+              for name in SECRET_SECTIONS if getattr(settings, name).api_key}
+    return settings.model_copy(update=update)
+
+
 def settings_dict(settings: Settings) -> dict[str, Any]:
     """The effective settings as a plain dict, secrets masked."""
-    data = settings.model_dump(mode="json")
-    for section in ("qdrant", "llm"):
-        if data[section].get("api_key"):
-            data[section]["api_key"] = "***"
-    return data
+    return masked(settings).model_dump(mode="json")

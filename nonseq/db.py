@@ -103,10 +103,71 @@ def m002_facts_and_runs(conn: sqlite3.Connection) -> None:
     )
 
 
+def m003_knowledge(conn: sqlite3.Connection) -> None:
+    """The knowledge base: facts with their evidence, decisions and corroborations; extraction progress."""
+    _run_script(
+        conn,
+        """
+        ALTER TABLE facts RENAME TO facts_m002;
+        CREATE TABLE facts (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            uid TEXT NOT NULL UNIQUE,
+            topic_id INTEGER REFERENCES topics(id) ON DELETE SET NULL,
+            topic_slug TEXT NOT NULL DEFAULT '',
+            category TEXT NOT NULL,
+            kind TEXT NOT NULL DEFAULT 'topic' CHECK (kind IN ('topic', 'evergreen')),
+            text TEXT NOT NULL,
+            original_text TEXT NOT NULL DEFAULT '',
+            url TEXT NOT NULL DEFAULT '',
+            title TEXT NOT NULL DEFAULT '',
+            domain TEXT NOT NULL DEFAULT '',
+            published TEXT NOT NULL DEFAULT '',
+            fetched_at TEXT NOT NULL DEFAULT '',
+            quote TEXT NOT NULL DEFAULT '',
+            quote_start INTEGER NOT NULL DEFAULT -1,
+            quote_end INTEGER NOT NULL DEFAULT -1,
+            extractor TEXT NOT NULL DEFAULT '',
+            support REAL,
+            flags TEXT NOT NULL DEFAULT '[]',
+            status TEXT NOT NULL DEFAULT 'pending'
+                CHECK (status IN ('pending', 'kept', 'edited', 'deleted', 'promoted')),
+            decisions TEXT NOT NULL DEFAULT '[]',
+            corroborations TEXT NOT NULL DEFAULT '[]',
+            vector BLOB,
+            vector_model TEXT NOT NULL DEFAULT '',
+            point_id TEXT NOT NULL DEFAULT '',
+            collection TEXT NOT NULL DEFAULT '',
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        );
+        INSERT INTO facts (uid, topic_slug, category, kind, text, url, title, status, created_at,
+                           updated_at)
+            SELECT lower(hex(randomblob(16))), topic_slug, category,
+                   CASE evergreen WHEN 1 THEN 'evergreen' ELSE 'topic' END, text, url, title,
+                   CASE status WHEN 'approved' THEN 'kept' ELSE status END, created_at, updated_at
+            FROM facts_m002;
+        DROP TABLE facts_m002;
+        CREATE INDEX facts_topic ON facts(topic_id);
+        CREATE INDEX facts_status ON facts(status);
+        CREATE INDEX facts_category ON facts(category);
+        CREATE TABLE fact_extractions (
+            topic_id INTEGER NOT NULL REFERENCES topics(id) ON DELETE CASCADE,
+            url TEXT NOT NULL,
+            extractor TEXT NOT NULL DEFAULT '',
+            facts INTEGER NOT NULL DEFAULT 0,
+            merged INTEGER NOT NULL DEFAULT 0,
+            at TEXT NOT NULL,
+            PRIMARY KEY (topic_id, url)
+        )
+        """
+    )
+
+
 #: Numbered migrations, applied in order and recorded in schema_migrations.
 MIGRATIONS: list[tuple[str, Callable[[sqlite3.Connection], None]]] = [
     ("m001_initial", m001_initial),
     ("m002_facts_and_runs", m002_facts_and_runs),
+    ("m003_knowledge", m003_knowledge),
 ]
 
 

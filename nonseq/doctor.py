@@ -12,11 +12,23 @@ from nonseq.workspace import Workspace
 
 @dataclass
 class Check:
-    """The result of one check."""
+    """The result of one check: ok, ok with a warning (works, but degraded), or failed."""
 
     name: str
     ok: bool
     detail: str
+    warn: bool = False
+
+    @property
+    def level(self) -> str:
+        """ok, warn or fail."""
+        return "fail" if not self.ok else ("warn" if self.warn else "ok")
+
+
+class Degraded(str):
+    """A check's detail when it works only in a degraded way (e.g. a fallback model): a warning."""
+
+    __slots__ = ()
 
 
 def _check_db(ws: Workspace) -> str:
@@ -61,7 +73,8 @@ def run_checks(ws: Workspace) -> list[Check]:
     results = []
     for name, func in checks.items():
         try:
-            results.append(Check(name, True, func(ws)))
+            detail = func(ws)
+            results.append(Check(name, True, str(detail), warn=isinstance(detail, Degraded)))
         except NonseqError as exc:
             results.append(Check(name, False, str(exc)))
         except Exception as exc:  # noqa: BLE001 - doctor reports every failure
@@ -81,10 +94,14 @@ EXTRA_CHECKS["searxng"] = _check_searxng
 
 
 def _check_reranker(ws: Workspace) -> str:
-    """The reranker loads, or which fallback runs and how to fix that."""
-    from nonseq.retrieval.rerank import check_reranker
+    """The reranker loads, or which fallback runs and how to fix that (a warning)."""
+    from nonseq.retrieval.rerank import build_reranker, check_reranker, fell_back
 
-    return check_reranker(ws)
+    detail = check_reranker(ws)
+    settings = ws.settings.rerank
+    if fell_back(settings, build_reranker(settings, ws.embedder, warn=False)):
+        return Degraded(detail)
+    return detail
 
 
 EXTRA_CHECKS["reranker"] = _check_reranker

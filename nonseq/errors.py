@@ -28,7 +28,9 @@ class StageError(NonseqError):
 
 
 class WorkspaceBusyError(NonseqError):
-    """Another nonseq process holds the workspace."""
+    """Another nonseq process holds the workspace (EX_TEMPFAIL: try again later)."""
+
+    exit_code = 75
 
 
 class BackendError(NonseqError):
@@ -37,3 +39,11 @@ class BackendError(NonseqError):
 
 class ModelMismatchError(NonseqError):
     """A collection was built with another embedding model or dimension."""
+
+
+def is_transient(exc: BaseException) -> bool:
+    """True for failures worth retrying later (a backend down, a network error, a time limit)."""
+    if isinstance(exc, NonseqError):
+        return isinstance(exc, (BackendError, WorkspaceBusyError))
+    name = type(exc).__name__
+    return isinstance(exc, (OSError, TimeoutError)) or "Timeout" in name or "Connect" in name

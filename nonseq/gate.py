@@ -16,9 +16,17 @@ GATEABLE = (Stage.RESEARCHED, Stage.GATED, Stage.THIN)
 
 
 def gate_candidates(pack: ContextPack) -> list[Candidate]:
-    """Research candidates that survived dedup and reached the reranker (not only the selection)."""
+    """Research candidates that survived dedup and reached the reranker (not only the selection).
+
+    A topic whose research was wiped after promotion is judged on its own promoted facts instead
+    (knowledge points carrying its slug): they are what its research became.
+    """
     pool = pack.pool or pack.research
-    return [c for c in pool if c.group is SourceKind.RESEARCH and not c.dropped.startswith("dup")]
+    alive = [c for c in pool if not c.dropped.startswith("dup")]
+    research = [c for c in alive if c.group is SourceKind.RESEARCH]
+    if research:
+        return research
+    return [c for c in alive if c.group is SourceKind.KNOWLEDGE and c.chunk.topic_slug == pack.topic.slug]
 
 
 def check_chunks(cands: list[Candidate], settings: GateSettings) -> GateCheck:
@@ -29,20 +37,41 @@ def check_chunks(cands: list[Candidate], settings: GateSettings) -> GateCheck:
                      reason="" if ok else f"only {n} research chunk(s), need {settings.min_chunks}")
 
 
-def check_quality(cands: list[Candidate], settings: GateSettings, offline: bool) -> GateCheck:
-    """Quality rule: mean rerank score of the top candidates; skipped when the reranker was offline."""
-    threshold = settings.min_mean_score
-    if cands and not any(RERANK_STEP in c.scores for c in cands):
-        return GateCheck("quality", True, 0.0, threshold, skipped=True,
-                         reason="quality check skipped: no reranker scores ([rerank] backend = none)")
-    if offline:
-        return GateCheck("quality", True, 0.0, threshold, skipped=True,
-                         reason="quality check skipped: the cross-encoder reranker was offline")
+def reranker_backend(pack: ContextPack) -> str:
+    """The backend that scored the pack: cross-encoder, fastembed, bi-encoder or none."""
+    name = pack.reranker or ""
+    return name.split(":", 1)[0] if name else "cross-encoder"
+
+
+def quality_threshold(backend: str, settings: GateSettings) -> float | None:
+    """The mean relevance the quality check needs with this backend (None: no scores, no check)."""
+    if backend == "none":
+        return None
+    if backend == "bi-encoder":
+        return settings.min_mean_score_bi_encoder
+    return settings.min_mean_score
+
+
+def quality_setup(pack: ContextPack, settings: GateSettings) -> dict[str, Any]:
+    """The backend the quality check will judge with and its threshold (None: skipped)."""
+    backend = reranker_backend(pack)
+    return {"backend": backend, "threshold": quality_threshold(backend, settings)}
+
+
+def check_quality(cands: list[Candidate], settings: GateSettings, backend: str) -> GateCheck:
+    """Quality rule: mean rerank score of the top candidates, against the backend's threshold."""
+    threshold = quality_threshold(backend, settings)
+    if threshold is None or (cands and not any(RERANK_STEP in c.scores for c in cands)):
+        return GateCheck("quality", True, 0.0, settings.min_mean_score, skipped=True,
+                         backend=backend, reason="quality check skipped: the reranker gave no "
+                         "relevance scores ([rerank] backend = none)")
     top = sorted((c.scores.get(RERANK_STEP, 0.0) for c in cands), reverse=True)[: settings.score_top_k]
     mean = fmean(top) if top else 0.0
     ok = bool(top) and mean >= threshold
-    reason = "" if ok else f"mean rerank score {mean:.3f} of the top {len(top)} is below {threshold:.2f}"
-    return GateCheck("quality", ok, round(mean, 4), threshold, reason=reason)
+    reason = "" if ok else (f"research is off-topic: mean relevance {mean:.2f} of the top "
+                            f"{len(top)}, need {threshold:.2f}" if top else
+                            "no research chunks to score")
+    return GateCheck("quality", ok, round(mean, 4), threshold, backend=backend, reason=reason)
 
 
 def check_diversity(cands: list[Candidate], settings: GateSettings) -> GateCheck:
@@ -59,7 +88,7 @@ def evaluate(pack: ContextPack, settings: GateSettings) -> GateVerdict:
     cands = gate_candidates(pack)
     checks = [
         check_chunks(cands, settings),
-        check_quality(cands, settings, pack.reranker_offline),
+        check_quality(cands, settings, reranker_backend(pack)),
         check_diversity(cands, settings),
     ]
     ok = all(c.passed for c in checks)
@@ -88,7 +117,7 @@ def run_gate(ws: Any, ref: int | str) -> tuple[Topic, ContextPack, GateVerdict]:
     verdict = evaluate(pack, ws.settings.gate)
     data = verdict.to_dict()
     reason = f"gate {verdict.status}" + (f": {'; '.join(verdict.reasons)}" if verdict.reasons else "")
-    if topic.stage is Stage.RESEARCHED:
+    if topic.stage is Stage.RESEARCHED or (topic.stage is Stage.THIN and verdict.ok):
         topic = queue.move(ws.db, topic.id, Stage.GATED, reason=reason, data=data)
     else:
         queue.note(ws.db, topic.id, reason, data)

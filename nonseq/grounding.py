@@ -1,10 +1,9 @@
 """The grounding check after generation: resolve [n] markers, then match each sentence to its facts.
 
 1. Every [n] (also [1, 3] and [1-3]) must name a listed source; others are removed and counted.
-2. Each prose sentence is matched to its best-supporting fact chunk, by lexical support (the share
-   of the sentence's BM25-IDF term mass found in the chunk, with the sparse tokenizer) and, when an
-   embedder is given, by cosine similarity to the chunk's closest sentence. A chunk never supports
-   a sentence whose figures (digits) it does not contain.
+2. Each prose sentence is scored against every fact chunk by the one support check
+   (nonseq.support: embedder cosine, BM25-IDF coverage, FActScore's names/numbers rule, fitted
+   on WiCE). A chunk never supports a sentence whose figures (digits) it does not contain.
 3. Strong support without a marker → the marker is added; no support at all → counted unsupported.
 
 Headings, list markers, tables, HTML lines and code (fenced or inline) are not sentences.
@@ -12,13 +11,15 @@ Headings, list markers, tables, HTML lines and code (fenced or inline) are not s
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from nonseq.support import SupportChecker
 
 Tokenizer = Callable[[str], list[str]]
 Embed = Callable[[list[str]], np.ndarray]
@@ -56,23 +57,23 @@ class FactLike(Protocol):
 
 @dataclass
 class Thresholds:
-    """When a chunk supports a sentence, and when the support is strong enough to add a marker.
+    """When a fact chunk supports a sentence, and when the support is strong enough to add a marker.
 
-    Support = (lexical + cosine) / 2 with the bundled all-MiniLM-L6-v2. On two hand-labelled
-    sets (tests/test_grounding.py: 31 supported and 34 unsupported sentences over 10 chunks) the
-    weakest supported sentence scored 0.549 (lexical 0.44) and the strongest unsupported one 0.423
-    (cosine at most 0.66), figures guarded. 0.5 sits in that gap on the cautious side, since an
-    added marker must never be invented; the lexical floor keeps a topical paraphrase that shares
-    no content words from being cited, and only a very close paraphrase (cosine 0.75, above every
-    unsupported sentence) is counted as supported without a marker. Known limit: a sentence that
-    contradicts a chunk in the chunk's own words ("published" for "postponed") still matches it.
+    Scores come from nonseq.support (fitted on WiCE dev; with an embedder the dense model, else the
+    lexical one). On the two hand-labelled sets of tests/test_grounding.py (30 supported and 34
+    unsupported sentences over 10 chunks, plus a metonym the chunk does not name) the weakest
+    supported sentence scored 0.476 and the strongest unsupported one 0.391, figures guarded;
+    `add` sits in that gap on the cautious side, since an added marker must never be invented.
+    Without an embedder the lexical model has no such gap (0.405 vs 0.410), so only sentences
+    from 0.65 (near-verbatim ones) get a marker. These cuts are stricter than the WiCE cut (support_model.json), which
+    is tuned for F1 on claims that are mostly partly supported. A chunk never supports a sentence
+    whose figures (digits) it does not contain, nor one naming what it does not name.
     """
 
-    add_mean: float = 0.5          # mean of lexical and cosine at which a missing marker is added
-    add_min_lexical: float = 0.35  # ...provided this share of the sentence's terms is in the chunk
-    support_cosine: float = 0.75   # a close paraphrase is supported (counted, not cited)
-    add_lexical: float = 0.6       # without an embedder: add a marker at this lexical support
-    support_lexical: float = 0.4   # without an embedder: supported from here
+    add: float = 0.45              # support score at which a missing marker is added
+    support: float = 0.42          # support score from which a sentence counts as supported
+    add_lexical: float = 0.65      # the same two without an embedder (the lexical model)
+    support_lexical: float = 0.5
     min_words: int = 3             # shorter fragments are not counted as sentences
 
 
@@ -85,14 +86,18 @@ class SentenceCheck:
     best: int | None
     lexical: float
     cosine: float | None
-    status: str  # "cited", "added", "supported", "unsupported"
+    status: str  # "cited", "added", "supported", "background", "unsupported"
+    support: float = 0.0  # the support score of the best chunk (nonseq.support)
+    evidence: str = ""    # the chunk's sentence that matches best
+    missing: list[str] = field(default_factory=list)  # figures/names the best chunk lacks
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
         return {"text": self.text, "markers": self.markers, "best": self.best,
                 "lexical": round(self.lexical, 3),
                 "cosine": None if self.cosine is None else round(self.cosine, 3),
-                "status": self.status}
+                "support": round(self.support, 3), "evidence": self.evidence,
+                "missing": self.missing, "status": self.status}
 
 
 @dataclass
@@ -113,6 +118,15 @@ class GroundingResult:
         return {"citations": self.citations, "resolved": self.resolved, "added": self.added,
                 "removed": self.removed, "unsupported": self.unsupported,
                 "sentences": self.sentences}
+
+    @property
+    def supported_share(self) -> float:
+        """The share of counted sentences not found unsupported (0 when there are none)."""
+        return (self.sentences - self.unsupported) / self.sentences if self.sentences else 0.0
+
+    def unsupported_sentences(self) -> list[str]:
+        """The sentences found unsupported, as written."""
+        return [d.text for d in self.details if d.status == "unsupported"]
 
 
 # -- text structure ---------------------------------------------------------------------------
@@ -279,54 +293,45 @@ def count_citations(text: str) -> int:
 
 
 # -- support -----------------------------------------------------------------------------------
+@dataclass
+class _Score:
+    """The best chunk for one sentence and its scores."""
+
+    index: int | None = None
+    support: float = 0.0
+    lexical: float = 0.0
+    cosine: float | None = None
+    evidence: str = ""
+    missing: list[str] = field(default_factory=list)
+
+
 class Matcher:
-    """Scores how well each fact chunk supports a sentence (lexical, and cosine when embedding)."""
+    """Scores every (sentence, fact chunk) pair with the support check; keeps each sentence's best."""
 
-    def __init__(self, facts: Sequence[FactLike], tokenize: Tokenizer, embed: Embed | None) -> None:
-        self.facts = list(facts)
-        self.tokenize = tokenize
-        self.embed = embed
-        self.terms = [set(tokenize(f.text)) for f in self.facts]
-        self.figures = [numbers(f.text, spelled=True) for f in self.facts]
-        n = len(self.facts)
-        df: dict[str, int] = {}
-        for terms in self.terms:
-            for t in terms:
-                df[t] = df.get(t, 0) + 1
-        self.df, self.n = df, n
-        self.units: list[tuple[int, str]] = []
-        for i, f in enumerate(self.facts):
-            parts = [f.text[a:b] for a, b in split_sentences(f.text)] or [f.text]
-            self.units += [(i, p) for p in parts if p.strip()]
-        self.unit_vectors = embed([u for _, u in self.units]) if embed and self.units else None
+    def __init__(self, texts: Sequence[str], checker: SupportChecker) -> None:
+        self.texts = list(texts)
+        self.checker = checker
 
-    def idf(self, term: str) -> float:
-        """BM25's idf over the fact chunks (an unseen term weighs most)."""
-        df = self.df.get(term, 0)
-        return math.log(1 + (self.n - df + 0.5) / (df + 0.5))
-
-    def lexical(self, sentence: str) -> np.ndarray:
-        """Per chunk: the share of the sentence's IDF mass the chunk contains (0..1)."""
-        q = set(self.tokenize(sentence))
-        total = sum(self.idf(t) for t in q)
-        if not q or total == 0:
-            return np.zeros(len(self.facts))
-        return np.array([sum(self.idf(t) for t in q & terms) / total for terms in self.terms])
-
-    def cosines(self, sentences: list[str]) -> np.ndarray | None:
-        """sentences × chunks: cosine to each chunk's closest sentence (None without embedder)."""
-        if self.embed is None or self.unit_vectors is None or not sentences:
-            return None
-        sims = np.asarray(self.embed(sentences)) @ np.asarray(self.unit_vectors).T
-        out = np.full((len(sentences), len(self.facts)), -1.0)
-        for j, (i, _) in enumerate(self.units):
-            out[:, i] = np.maximum(out[:, i], sims[:, j])
+    def best(self, sentences: Sequence[str]) -> list[_Score]:
+        """Per sentence: the chunk that best supports it among those holding all its figures."""
+        if not self.texts:
+            return [_Score() for _ in sentences]
+        results = self.checker.check_many([(s, t) for s in sentences for t in self.texts])
+        out = []
+        m = len(self.texts)
+        for k in range(len(sentences)):
+            row = results[k * m:(k + 1) * m]
+            ok = [(r.score, i) for i, r in enumerate(row) if "missing_number" not in r.flags]
+            if not ok:
+                r = max(row, key=lambda r: r.score)
+                out.append(_Score(missing=r.missing))
+                continue
+            score, i = max(ok)
+            r = row[i]
+            cos = r.features.get("cos_best") if self.checker.dense else None
+            out.append(_Score(i, score, r.features.get("cov_best", 0.0), cos,
+                              r.evidence[0].text if r.evidence else "", r.missing))
         return out
-
-    def figures_ok(self, sentence: str) -> np.ndarray:
-        """Per chunk: True when every figure in the sentence appears in the chunk."""
-        need = numbers(sentence)
-        return np.array([need <= figs for figs in self.figures], dtype=bool)
 
 
 def plain(sentence: str) -> str:
@@ -342,45 +347,14 @@ def _insert_at(sentence: str) -> int:
     return m.start() if m else len(sentence)
 
 
-@dataclass
-class _Score:
-    """The best chunk for one sentence and its scores."""
-
-    index: int | None = None
-    lexical: float = 0.0
-    cosine: float | None = None
-
-
-def _best(matcher: Matcher | None, k: int, sentence: str, cos: np.ndarray | None) -> _Score:
-    """The chunk that best supports a sentence among those holding all its figures."""
-    if matcher is None or not matcher.facts:
-        return _Score()
-    lex = matcher.lexical(sentence)
-    row = None if cos is None else cos[k]
-    score = lex if row is None else (lex + np.clip(row, 0.0, 1.0)) / 2
-    score = np.where(matcher.figures_ok(sentence), score, -1.0)
-    i = int(np.argmax(score))
-    if score[i] < 0:
-        return _Score()
-    return _Score(i, float(lex[i]), None if row is None else float(row[i]))
-
-
-def is_strong(s: _Score, th: Thresholds) -> bool:
+def is_strong(s: _Score, th: Thresholds, dense: bool = True) -> bool:
     """Support strong enough to add a missing marker."""
-    if s.index is None:
-        return False
-    if s.cosine is None:
-        return s.lexical >= th.add_lexical
-    return s.lexical >= th.add_min_lexical and (s.lexical + s.cosine) / 2 >= th.add_mean
+    return s.index is not None and s.support >= (th.add if dense else th.add_lexical)
 
 
-def is_supported(s: _Score, th: Thresholds) -> bool:
+def is_supported(s: _Score, th: Thresholds, dense: bool = True) -> bool:
     """Any support at all: the sentence is not counted as unsupported."""
-    if s.index is None:
-        return False
-    if s.cosine is None:
-        return s.lexical >= th.support_lexical
-    return is_strong(s, th) or s.cosine >= th.support_cosine
+    return s.index is not None and s.support >= (th.support if dense else th.support_lexical)
 
 
 def check_grounding(
@@ -391,8 +365,11 @@ def check_grounding(
     embed: Embed | None = None,
     background: Sequence[str] = (),
     thresholds: Thresholds | None = None,
+    checker: SupportChecker | None = None,
 ) -> GroundingResult:
     """Resolve markers, match sentences to facts, add strong missing markers, count the rest."""
+    from nonseq.support import SupportChecker
+
     th = thresholds or Thresholds()
     fixed, resolved, removed = resolve_markers(text, {f.n for f in facts})
     fixed, orphans = drop_orphan_markers(fixed, th.min_words)
@@ -401,55 +378,35 @@ def check_grounding(
     spans = [(a, b) for a, b in split_sentences(fixed, mask)
              if len(words(fixed[a:b])) >= th.min_words]
     sentences = [plain(fixed[a:b]) for a, b in spans]
-    matcher = Matcher(facts, tokenize, embed) if facts else None
-    cos = matcher.cosines(sentences) if matcher else None
-    back = _Background(background, tokenize, embed, sentences) if background else None
+    checker = checker or SupportChecker(embed=embed, tokenize=tokenize, dense=embed is not None)
+    dense = checker.dense
+    scores = Matcher([f.text for f in facts], checker).best(sentences)
+    back_texts = [t for t in background if t.strip()]
+    back = Matcher(back_texts, checker).best(sentences) if back_texts else None
     result = GroundingResult(text=fixed, resolved=resolved, removed=removed,
                              sentences=len(spans))
     inserts: list[tuple[int, str]] = []
     for k, (a, b) in enumerate(spans):
         markers = [n for m in MARKER_RE.finditer(fixed[a:b]) for n in expand_marker(m.group(1))]
-        s = _best(matcher, k, sentences[k], cos)
+        s = scores[k]
         best = facts[s.index].n if s.index is not None else None
         if markers:
-            status = "cited" if is_supported(s, th) else "unsupported"
-        elif is_strong(s, th):
+            status = "cited" if is_supported(s, th, dense) else "unsupported"
+        elif is_strong(s, th, dense):
             status = "added"
             inserts.append((a + _insert_at(fixed[a:b]), f" [{best}]"))
-        elif is_supported(s, th):
+        elif is_supported(s, th, dense):
             status = "supported"
-        elif back is not None and back.supports(k, sentences[k], th):
+        elif back is not None and is_supported(back[k], th, dense):
             status = "background"
         else:
             status = "unsupported"
         result.unsupported += status == "unsupported"
         result.details.append(SentenceCheck(fixed[a:b], markers, best, s.lexical, s.cosine,
-                                            status))
+                                            status, s.support, s.evidence, s.missing))
     for pos, marker in sorted(inserts, reverse=True):
         fixed = fixed[:pos] + marker + fixed[pos:]
     result.text = fixed
     result.added = len(inserts)
     result.citations = count_citations(fixed)
     return result
-
-
-class _Background:
-    """Support from evergreen background: it keeps a sentence from counting as unsupported."""
-
-    def __init__(self, texts: Sequence[str], tokenize: Tokenizer, embed: Embed | None,
-                 sentences: list[str]) -> None:
-        items = [_Text(-1, t) for t in texts if t.strip()]
-        self.matcher = Matcher(items, tokenize, embed) if items else None
-        self.cos = self.matcher.cosines(sentences) if self.matcher else None
-
-    def supports(self, k: int, sentence: str, th: Thresholds) -> bool:
-        """True when a background passage supports sentence k."""
-        return is_supported(_best(self.matcher, k, sentence, self.cos), th)
-
-
-@dataclass
-class _Text:
-    """A numbered text (background passages carry n = -1)."""
-
-    n: int
-    text: str

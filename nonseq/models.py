@@ -37,6 +37,7 @@ class Stage(StrEnum):
     THIN = "thin"
     WRITING = "writing"
     WRITTEN = "written"
+    DRAFT = "draft"  # written, but the reply failed the quality gate
     INSUFFICIENT = "insufficient_research"
     FAILED = "failed"
 
@@ -261,6 +262,8 @@ class GateCheck:
     hard: bool = False
     skipped: bool = False
     reason: str = ""
+    #: The reranker backend whose scores the check used (the quality check only).
+    backend: str = ""
 
 
 @dataclass
@@ -301,7 +304,8 @@ class FactStatus(StrEnum):
     """Where a distilled fact is in human review."""
 
     PENDING = "pending"
-    APPROVED = "approved"
+    KEPT = "kept"
+    EDITED = "edited"
     DELETED = "deleted"
     PROMOTED = "promoted"
 
@@ -350,3 +354,7 @@ class Article:
     removed: int = 0
     unsupported: int = 0
     sentences: int = 0
+    supported_share: float = 0.0
+    #: "written", or "draft" when the reply failed the quality gate (see `reasons`).
+    status: str = "written"
+    reasons: list[str] = field(default_factory=list)

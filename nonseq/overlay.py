@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from nonseq.errors import NotFoundError, UsageError
+from nonseq.userfiles import read_text_file
 
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,59}$")
 T = TypeVar("T")
@@ -19,11 +20,9 @@ Parser = Callable[[Path, bool], T]
 def read_toml(path: Path) -> dict:
     """A TOML file's table; UsageError naming the file when it cannot be read or parsed."""
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(read_text_file(path, what="a TOML text file"))
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"{path}: not valid TOML: {exc}") from None
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot read: {exc.strerror}") from None
 
 
 def toml_files(folder: Path | None) -> dict[str, Path]:
@@ -33,16 +32,26 @@ def toml_files(folder: Path | None) -> dict[str, Path]:
     return {p.stem.lower(): p for p in sorted(folder.glob("*.toml")) if NAME_RE.match(p.stem.lower())}
 
 
-def list_all(bundled_dir: Path, user_dir: Path | None, parse: Parser[T]) -> list[T]:
-    """Every item by name; a user file overrides the bundled one (marked `overrides_bundled`)."""
+def list_all(bundled_dir: Path, user_dir: Path | None, parse: Parser[T],
+             skipped: list[str] | None = None) -> list[T]:
+    """Every item by name; a user file overrides the bundled one (marked `overrides_bundled`).
+
+    With a `skipped` list, a file that does not parse is left out and its one-line error added.
+    """
     bundled, user = toml_files(bundled_dir), toml_files(user_dir)
     out = []
     for name in sorted(set(bundled) | set(user)):
-        if name in user:
-            item = parse(user[name], False)
-            item.overrides_bundled = name in bundled  # type: ignore[attr-defined]
-        else:
-            item = parse(bundled[name], True)
+        try:
+            if name in user:
+                item = parse(user[name], False)
+                item.overrides_bundled = name in bundled  # type: ignore[attr-defined]
+            else:
+                item = parse(bundled[name], True)
+        except UsageError as exc:
+            if skipped is None:
+                raise
+            skipped.append(str(exc))
+            continue
         out.append(item)
     return out
 

@@ -109,9 +109,12 @@ def parse_persona(path: Path, bundled: bool = False) -> Persona:
                    path=path, bundled=bundled)
 
 
-def list_personas(ws: Workspace) -> list[Persona]:
-    """Every persona by name: files in the personas folder override bundled ones."""
-    return overlay.list_all(BUNDLED_DIR, ws.personas_dir, parse_persona)
+def list_personas(ws: Workspace, skipped: list[str] | None = None) -> list[Persona]:
+    """Every persona by name: files in the personas folder override bundled ones.
+
+    With a `skipped` list, malformed files are left out and their errors collected there.
+    """
+    return overlay.list_all(BUNDLED_DIR, ws.personas_dir, parse_persona, skipped)
 
 
 def get_persona(ws: Workspace, name: str) -> Persona:

@@ -91,6 +91,8 @@ class Prompt:
     dropped_facts: int = 0
     dropped_evergreen: int = 0
     dropped_voice: int = 0
+    #: Voice passages taken from the persona file because `persona load` was not run.
+    voice_from_file: int = 0
     tokens: int = 0
     budget: int = 0
     fence_id: str = ""
@@ -105,7 +107,8 @@ class Prompt:
         return {"facts": len(self.facts), "sources": len(self.sources),
                 "evergreen": len(self.background), "voice": len(self.voice),
                 "dropped_facts": self.dropped_facts, "dropped_evergreen": self.dropped_evergreen,
-                "dropped_voice": self.dropped_voice, "tokens": self.tokens, "budget": self.budget}
+                "dropped_voice": self.dropped_voice, "voice_from_file": self.voice_from_file,
+                "tokens": self.tokens, "budget": self.budget}
 
     def to_markdown(self, title: str = "", reply: str | None = None) -> str:
         """An audit copy: figures, sources, both messages and (optionally) the raw reply."""
@@ -117,9 +120,14 @@ class Prompt:
         if reply is not None:
             parts.append(("Model reply (before the grounding check)", reply))
         for name, text in parts:
-            fence = "~" * max(4, _longest_run(text, "~") + 1)
-            lines += ["", f"## {name}", "", f"{fence}text", text, fence]
+            lines += audit_block(name, text)
         return "\n".join(lines) + "\n"
+
+
+def audit_block(name: str, text: str, level: int = 2) -> list[str]:
+    """Lines of an audit copy: a heading, then text in a tilde fence longer than any inside."""
+    fence = "~" * max(4, _longest_run(text, "~") + 1)
+    return ["", f"{'#' * level} {name}", "", f"{fence}text", text, fence]
 
 
 def _longest_run(text: str, char: str) -> int:
@@ -353,10 +361,18 @@ def build_prompt(
     return Prompt(system=system, user=user, sources=sources, facts=numbered,
                   background=[t for t, *_ in parts.background[:ne]],
                   voice=[t for t, *_ in parts.voice[:nv]],
+                  voice_from_file=0 if pack.voice or persona is None else nv,
                   dropped_facts=len(parts.facts) - nf,
                   dropped_evergreen=len(parts.background) - ne,
                   dropped_voice=len(parts.voice) - nv,
                   tokens=tokens, budget=budget, fence_id=fid)
+
+
+def instruction_text(user: str) -> str:
+    """The ARTICLE STRUCTURE and TASK blocks of a user message (what an echo would repeat)."""
+    parts = HEADER_RE.split(user)
+    blocks = dict(zip(parts[1::2], parts[2::2], strict=False))
+    return "\n".join(blocks.get(name, "") for name in ("ARTICLE STRUCTURE", "TASK"))
 
 
 def section_headers(text: str) -> list[str]:

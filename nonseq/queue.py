@@ -19,14 +19,26 @@ ALLOWED_MOVES: dict[Stage, frozenset[Stage]] = {
     # researched → researching: research again (more sources, or a resumed run).
     Stage.RESEARCHING: frozenset({Stage.RESEARCHED}),
     Stage.RESEARCHED: frozenset({Stage.GATED, Stage.RESEARCHING}),
-    Stage.GATED: frozenset({Stage.WRITING, Stage.THIN}),
-    Stage.THIN: frozenset({Stage.RESEARCHING, Stage.INSUFFICIENT, Stage.WRITING}),
-    Stage.WRITING: frozenset({Stage.WRITTEN}),
-    Stage.WRITTEN: frozenset(),
-    Stage.INSUFFICIENT: frozenset(),
-    Stage.FAILED: frozenset({Stage.QUEUED}),
+    # gated → researching: the gate only judges; more sources (own or Uber) can still come in.
+    Stage.GATED: frozenset({Stage.WRITING, Stage.THIN, Stage.RESEARCHING}),
+    # thin → gated: judged again OK (e.g. after [gate] settings changed).
+    Stage.THIN: frozenset({Stage.RESEARCHING, Stage.INSUFFICIENT, Stage.WRITING, Stage.GATED}),
+    # writing → draft: the reply failed the quality gate (kept as a draft article).
+    Stage.WRITING: frozenset({Stage.WRITTEN, Stage.DRAFT}),
+    # draft → writing: `write` on a draft writes again (a new file beside the draft).
+    Stage.DRAFT: frozenset({Stage.WRITING}),
+    # written → writing: `write --force` writes a new version.
+    Stage.WRITTEN: frozenset({Stage.WRITING}),
+    # insufficient → researched (`queue retry`, research kept) or researching (new sources).
+    Stage.INSUFFICIENT: frozenset({Stage.RESEARCHED, Stage.RESEARCHING}),
+    # failed → researched: a topic that failed after its research finished resumes at the gate.
+    Stage.FAILED: frozenset({Stage.QUEUED, Stage.RESEARCHED}),
 }
+#: A topic that failed from one of these stages still has its complete research.
+RESEARCH_KEPT = frozenset({Stage.RESEARCHED, Stage.GATED, Stage.THIN, Stage.WRITING})
 
+#: Largest priority (and topic id) SQLite's 64-bit integers hold.
+MAX_PRIORITY = 2**63 - 1
 EDITABLE = ("title", "category", "focus", "sub_queries", "persona", "schema", "priority")
 
 
@@ -63,10 +75,12 @@ def _row_to_topic(row: sqlite3.Row) -> Topic:
     )
 
 
-def _check_fields(title: str, category: str, categories: Iterable[str]) -> None:
-    """Refuse empty titles and unknown categories."""
+def _check_fields(title: str, category: str, categories: Iterable[str], priority: int = 0) -> None:
+    """Refuse empty titles, unknown categories and priorities SQLite cannot hold."""
     if not title.strip():
         raise UsageError("title must not be empty")
+    if not -MAX_PRIORITY <= priority <= MAX_PRIORITY:
+        raise UsageError(f"priority {priority} is out of range (-{MAX_PRIORITY} to {MAX_PRIORITY})")
     allowed = list(categories)
     if category not in allowed:
         raise UsageError(f"unknown category {category!r} (allowed: {', '.join(allowed)})")
@@ -86,7 +100,7 @@ def add_topic(
     slug: str | None = None,
 ) -> Topic:
     """Queue a new topic; refuses empty titles, unknown categories and duplicate slugs."""
-    _check_fields(title, category, categories)
+    _check_fields(title, category, categories, priority)
     slug = slugify(slug or title)
     if not slug:
         raise UsageError(f"cannot make a slug from {title!r}: use letters or digits")
@@ -114,7 +128,9 @@ def get_topic(conn: sqlite3.Connection, ref: int | str | None) -> Topic:
     """A topic by id or slug; NotFoundError when there is none."""
     text = str(ref).strip() if ref is not None else ""
     if text.isdigit():
-        row = conn.execute("SELECT * FROM topics WHERE id = ?", (int(text),)).fetchone()
+        number = int(text)
+        row = conn.execute("SELECT * FROM topics WHERE id = ?", (number,)).fetchone() \
+            if number <= MAX_PRIORITY else None
     else:
         row = conn.execute("SELECT * FROM topics WHERE slug = ?", (text,)).fetchone()
     if row is None:
@@ -138,12 +154,15 @@ def edit_topic(
     """Change a topic's editable fields (None values are left alone)."""
     topic = get_topic(conn, ref)
     changes = {k: v for k, v in changes.items() if v is not None}
+    if not changes:
+        raise UsageError("nothing to change: give at least one of "
+                         + ", ".join(f"--{k.replace('sub_queries', 'query')}" for k in EDITABLE))
     unknown = set(changes) - set(EDITABLE)
     if unknown:
         raise UsageError(f"cannot edit {', '.join(sorted(unknown))}")
     for key, value in changes.items():
         setattr(topic, key, value)
-    _check_fields(topic.title, topic.category, categories)
+    _check_fields(topic.title, topic.category, categories, topic.priority)
     with transaction(conn):
         conn.execute(
             "UPDATE topics SET title=?, category=?, focus=?, sub_queries=?, persona=?, schema=?,"
@@ -152,6 +171,18 @@ def edit_topic(
              topic.persona, topic.schema, topic.priority, now(), topic.id),
         )
     return get_topic(conn, topic.id)
+
+
+def check_voice(ws: Any, persona: str | None = None, schema: str | None = None) -> None:
+    """NotFoundError now (not at write time) when a topic names a persona or schema that does not exist."""
+    if persona:
+        from nonseq.personas import get_persona
+
+        get_persona(ws, persona)
+    if schema:
+        from nonseq.schemas import load_schema
+
+        load_schema(ws, schema)
 
 
 def remove_topic(conn: sqlite3.Connection, ref: int | str) -> Topic:
@@ -186,6 +217,67 @@ def move(
              json.dumps(data) if data else "", stamp),
         )
     return get_topic(conn, topic.id)
+
+
+def retry(conn: sqlite3.Connection, ref: int | str) -> Topic:
+    """Reopen a topic: failed → queued; insufficient_research → researched (its research is kept)."""
+    topic = get_topic(conn, ref)
+    if topic.stage is Stage.FAILED:
+        return reopen_failed(conn, topic.id)
+    if topic.stage is Stage.INSUFFICIENT:
+        return move(conn, topic.id, Stage.RESEARCHED,
+                    reason="reopened: research kept; add sources, run `uber`, or write again")
+    raise StageError(f"topic {topic.slug!r} is {topic.stage}: only failed or insufficient_research "
+                     "topics can be retried")
+
+
+def failed_from(conn: sqlite3.Connection, topic_id: int) -> Stage | None:
+    """The stage a failed topic failed from (None when unknown)."""
+    row = conn.execute("SELECT from_stage FROM stage_history WHERE topic_id = ? AND to_stage = ?"
+                       " ORDER BY id DESC LIMIT 1", (topic_id, Stage.FAILED.value)).fetchone()
+    try:
+        return Stage(row["from_stage"]) if row and row["from_stage"] else None
+    except ValueError:
+        return None
+
+
+def reopen_failed(conn: sqlite3.Connection, ref: int | str, reason: str = "retry") -> Topic:
+    """failed → researched when its research was complete (it resumes at the gate), else → queued."""
+    topic = get_topic(conn, ref)
+    if failed_from(conn, topic.id) in RESEARCH_KEPT:
+        return move(conn, topic.id, Stage.RESEARCHED, reason=f"{reason}: research kept, resumes at the gate")
+    return move(conn, topic.id, Stage.QUEUED, reason=reason)
+
+
+def fail(conn: sqlite3.Connection, ref: int | str, error: BaseException | str, *, prefix: str = "",
+         transient: bool | None = None) -> Topic:
+    """Move a topic to failed with a one-line error, recording whether a later retry may help.
+
+    A topic already failed keeps its first error.
+    """
+    from nonseq.errors import NonseqError, is_transient
+
+    if isinstance(error, BaseException):
+        text = str(error) if isinstance(error, NonseqError) else f"{type(error).__name__}: {error}"
+        transient = is_transient(error) if transient is None else transient
+    else:
+        text = error
+    topic = get_topic(conn, ref)
+    if topic.stage is Stage.FAILED:
+        return topic
+    reason = prefix + (" ".join(text.split())[:500] or "failed")
+    return move(conn, topic.id, Stage.FAILED, reason=reason, data={"transient": bool(transient)})
+
+
+def failures(conn: sqlite3.Connection, topic_id: int) -> list[dict[str, Any]]:
+    """A topic's failures, oldest first: {"reason", "transient", "at"}."""
+    rows = conn.execute("SELECT reason, data, at FROM stage_history WHERE topic_id = ? AND to_stage = ?"
+                        " AND from_stage != to_stage ORDER BY id", (topic_id, Stage.FAILED.value))
+    out = []
+    for row in rows:
+        data = json.loads(row["data"]) if row["data"] else {}
+        out.append({"reason": row["reason"], "transient": bool(data.get("transient")), "at": row["at"]})
+    return out
 
 
 def note(conn: sqlite3.Connection, ref: int | str, reason: str, data: dict[str, Any] | None = None) -> None:
@@ -252,5 +344,51 @@ def delete_topic(ws: Any, ref: int | str) -> tuple[Topic, int]:
     collection = research_collection(topic.category)
     removed = ws.store.count(collection, {"topic_slug": topic.slug})
     ws.store.delete(collection, {"topic_slug": topic.slug})
+    for stray in _other_research(ws, collection):  # left by an interrupted category change
+        removed += ws.store.delete_where(stray, {"topic_slug": topic.slug})
     remove_topic(ws.db, topic.id)
     return topic, removed
+
+
+def _other_research(ws: Any, collection: str) -> list[str]:
+    """The research collections other than this one."""
+    return [n for n in ws.store.collections() if n.startswith("research_") and n != collection]
+
+
+def follow_category(ws: Any, ref: int | str) -> int:
+    """Bring a topic's research chunks (and its unpromoted facts) into its current category.
+
+    After `queue edit --category` the chunks would stay in the old research_{category}, where a
+    later remove never finds them; this moves them (vectors kept), from any other research
+    collection, so rerunning it after an interruption finishes the move. Returns the chunks moved.
+    """
+    from nonseq.index.store import research_collection
+
+    topic = get_topic(ws.db, ref)
+    target = research_collection(topic.category)
+    moved = sum(ws.store.move(name, target, {"topic_slug": topic.slug}, {"category": topic.category})
+                for name in _other_research(ws, target))
+    with transaction(ws.db):
+        ws.db.execute("UPDATE facts SET category=? WHERE topic_id=?"
+                      " AND status!='promoted'", (topic.category, topic.id))
+    return moved
+
+
+def overview(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+    """Each topic (queue order) with its research chunk count and last gate verdict, read from
+    the stage history in SQLite (a search run replaces the count; own sources and Uber add to it)."""
+    chunks: dict[int, int] = {}
+    verdicts: dict[int, str] = {}
+    rows = conn.execute("SELECT topic_id, to_stage, reason, data FROM stage_history"
+                        " WHERE data IS NOT NULL AND data != '' ORDER BY id").fetchall()
+    for r in rows:
+        data = json.loads(r["data"])
+        if not isinstance(data, dict):
+            continue
+        if r["reason"].startswith("gate") and "status" in data:
+            verdicts[r["topic_id"]] = str(data["status"])
+        elif r["to_stage"] == Stage.RESEARCHED.value and "chunks" in data:
+            kept = chunks.get(r["topic_id"], 0) if data.get("mode") != "search" else 0
+            chunks[r["topic_id"]] = kept + int(data["chunks"])
+    return [{"topic": t, "chunks": chunks.get(t.id or 0, 0), "verdict": verdicts.get(t.id or 0, "")}
+            for t in list_topics(conn)]

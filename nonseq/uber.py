@@ -252,9 +252,11 @@ def run_uber(ws: Any, ref: int | str, progress: Callable[[str], None] | None = N
 
     say = progress or (lambda _msg: None)
     topic = queue.get_topic(ws.db, ref)
-    if topic.stage not in (Stage.THIN, Stage.RESEARCHED):
-        raise StageError(f"topic {topic.slug!r} is {topic.stage}: Uber Research runs on thin or "
-                         "researched topics")
+    if topic.stage is Stage.INSUFFICIENT:
+        topic = queue.retry(ws.db, topic.id)
+    if topic.stage not in (Stage.THIN, Stage.RESEARCHED, Stage.GATED):
+        raise StageError(f"topic {topic.slug!r} is {topic.stage}: Uber Research runs on researched, "
+                         "gated, thin or insufficient_research topics")
     summary = UberSummary(slug=topic.slug)
     if topic.stage is Stage.RESEARCHED:
         topic, pack, before = run_gate(ws, topic.id)

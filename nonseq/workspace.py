@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 from functools import cached_property
 from pathlib import Path
@@ -9,6 +10,7 @@ from typing import Any
 
 from nonseq.config import Settings
 from nonseq.db import connect
+from nonseq.errors import ConfigError
 
 
 class Workspace:
@@ -63,11 +65,22 @@ class Workspace:
             "night_log": str(self.data_dir / self.settings.night.log_file),
         }
 
+    def lock(self, action: str = ""):  # noqa: ANN201 - a context manager
+        """Hold the workspace lock for a `with` block (see nonseq.lock); WorkspaceBusyError if taken."""
+        from nonseq.lock import workspace_lock
+
+        return workspace_lock(self.data_dir, action)
+
     # -- lazily opened parts -----------------------------------------------------------------
     @cached_property
     def db(self) -> sqlite3.Connection:
         """The SQLite connection (created and migrated on first use)."""
-        conn = connect(self.db_path)
+        try:
+            conn = connect(self.db_path)
+        except (OSError, sqlite3.Error) as exc:
+            reason = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+            raise ConfigError(f"[paths] data_dir {self.data_dir} cannot hold the workspace "
+                              f"database: {reason}") from None
         self._closers.append(conn)
         return conn
 
@@ -101,7 +114,26 @@ class Workspace:
         """The reranker (falls back, marked offline, when its model cannot be loaded)."""
         from nonseq.retrieval.rerank import build_reranker
 
-        return build_reranker(self.settings.rerank, self.embedder)
+        reranker = build_reranker(self.settings.rerank, self.embedder, warn=False)
+        self._warn_reranker_offline(reranker)
+        return reranker
+
+    def _warn_reranker_offline(self, reranker: Any) -> None:
+        """Warn about a fallback reranker once per workspace until [rerank] changes (doctor: always)."""
+        from nonseq.retrieval.rerank import fell_back, warn_once
+
+        marker = self.data_dir / "reranker-offline.json"
+        if not fell_back(self.settings.rerank, reranker):
+            with contextlib.suppress(OSError):
+                marker.unlink(missing_ok=True)
+            return
+        key = self.settings.rerank.model_dump_json()
+        if marker.is_file() and marker.read_text(encoding="utf-8") == key:
+            return
+        warn_once(f"{reranker.note} (said once for this workspace; `nonseq doctor` repeats it)")
+        with contextlib.suppress(OSError):
+            marker.parent.mkdir(parents=True, exist_ok=True)
+            marker.write_text(key, encoding="utf-8")
 
     @cached_property
     def domains(self):  # noqa: ANN201 - nonseq.research.domains.DomainRegistry

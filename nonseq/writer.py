@@ -18,6 +18,8 @@ Decider = Callable[[Topic, GateVerdict], str]
 Progress = Callable[[str, str], None]
 
 NEEDS_RESEARCH = (Stage.QUEUED, Stage.RESEARCHING, Stage.FAILED)
+#: [writing] mode = auto writes section by section up to this context window.
+SECTIONS_WINDOW = 8192
 
 
 @dataclass
@@ -43,7 +45,9 @@ class WriteResult:
             "article": None if art is None else {
                 "path": art.path, "sources": len(art.sources), "citations": art.citations,
                 "resolved": art.resolved, "added": art.added, "removed": art.removed,
-                "unsupported": art.unsupported, "sentences": art.sentences},
+                "unsupported": art.unsupported, "sentences": art.sentences,
+                "supported_share": art.supported_share, "status": art.status,
+                "reasons": art.reasons},
             "verdict": None if self.verdict is None else self.verdict.to_dict(),
             "uber": self.uber,
             "research": self.research,
@@ -58,6 +62,8 @@ def _noop(_event: str, _detail: str) -> None:
 
 def ensure_researched(ws: Any, topic: Topic, progress: Progress) -> tuple[Topic, dict | None]:
     """Research the topic first when it has not been (or an earlier run was interrupted)."""
+    if topic.stage is Stage.FAILED:
+        topic = queue.reopen_failed(ws.db, topic.id, reason="write again")
     if topic.stage not in NEEDS_RESEARCH:
         return topic, None
     from nonseq.research.research import run_research
@@ -84,6 +90,8 @@ def gate_with_uber(ws: Any, topic: Topic, progress: Progress,
 
     if topic.stage in (Stage.GATED, Stage.THIN):
         pack, verdict = _judge(ws, topic)
+        if topic.stage is Stage.THIN and verdict.ok:  # OK now: no THIN choice to make
+            topic = queue.move(ws.db, topic.id, Stage.GATED, reason="gate OK on a second look")
         return topic, pack, verdict
     if topic.stage is not Stage.RESEARCHED:
         return topic, None, None
@@ -119,34 +127,59 @@ def resolve_thin(ws: Any, topic: Topic, verdict: GateVerdict, decide: Decider | 
     return choice
 
 
+def writing_mode(settings: Any) -> str:
+    """"sections" or "single": [writing] mode, where auto = sections for a window <= 8192."""
+    mode = settings.writing.mode
+    if mode == "auto":
+        return "sections" if settings.llm.context_window <= SECTIONS_WINDOW else "single"
+    return mode
+
+
 def compose_article(ws: Any, topic: Topic, pack: ContextPack, progress: Progress,
                     force: bool = False) -> tuple[Article, dict[str, int]]:
-    """Prompt, generate (streamed), check grounding and write the Markdown article."""
+    """Generate (section by section or in one call), check grounding and quality, write it."""
     from nonseq.articles import clean_reply, write_article
     from nonseq.grounding import check_grounding
     from nonseq.llm import build_llm
     from nonseq.personas import get_persona
-    from nonseq.prompt import build_prompt
+    from nonseq.prompt import build_prompt, instruction_text
+    from nonseq.quality import assess
     from nonseq.schemas import load_schema
 
     persona = get_persona(ws, topic.persona) if topic.persona else None
     schema = load_schema(ws, topic.schema)
     llm = build_llm(ws.settings.llm)
     cfg = ws.settings.llm
-    prompt = build_prompt(pack, schema, persona, count_tokens=llm.count_tokens,
-                          context_window=cfg.context_window, max_tokens=cfg.max_tokens)
-    progress("stage", f"generating with {llm.name}")
-    reply = llm.complete(prompt.messages(), max_tokens=cfg.max_tokens,
-                         on_token=lambda piece: progress("token", piece))
-    progress("stage", "grounding check")
-    grounding = check_grounding(clean_reply(reply), prompt.facts, tokenize=ws.sparse.tokenize,
-                                embed=ws.embedder.embed, background=prompt.background)
+    if writing_mode(ws.settings) == "sections":
+        from nonseq import sections
+
+        progress("stage", f"writing {len(schema.sections)} sections with {llm.name}")
+        draft = sections.write_sections(llm, pack, schema, persona, ws.embedder.embed,
+                                        ws.settings.writing, progress, cfg.max_tokens)
+        body, raw, facts, sources = draft.body, draft.raw, draft.facts, draft.sources
+        background, stats = draft.background, draft.stats()
+        told = [*sections.instructions(draft), schema.render()]
+        audit = sections.sections_markdown(topic.title, draft, llm.name)
+    else:
+        prompt = build_prompt(pack, schema, persona, count_tokens=llm.count_tokens,
+                              context_window=cfg.context_window, max_tokens=cfg.max_tokens)
+        progress("stage", f"generating with {llm.name}")
+        raw = llm.complete(prompt.messages(), max_tokens=cfg.max_tokens,
+                           on_token=lambda piece: progress("token", piece))
+        body, facts, sources, background = clean_reply(raw), prompt.facts, prompt.sources, \
+            prompt.background
+        stats, told = prompt.stats(), [instruction_text(prompt.user)]
+        audit = prompt.to_markdown(topic.title, reply=raw)
+    progress("stage", "grounding and quality check")
+    grounding = check_grounding(body, facts, tokenize=ws.sparse.tokenize,
+                                embed=ws.embedder.embed, background=background)
+    quality = assess(grounding.text, grounding, told, ws.settings.writing, raw=raw)
     article = write_article(
         ws.articles_dir, slug=topic.slug, title=topic.title, body=grounding.text,
-        sources=prompt.sources, grounding=grounding, category=topic.category,
+        sources=sources, grounding=grounding, category=topic.category,
         persona=persona.name if persona else "", schema=schema.name, model=llm.name,
-        prompt=prompt.to_markdown(topic.title, reply=reply), force=force)
-    return article, prompt.stats()
+        prompt=audit, force=force, quality=quality)
+    return article, stats
 
 
 def write_topic(ws: Any, ref: int | str, *, decide: Decider | None = None,
@@ -158,9 +191,19 @@ def write_topic(ws: Any, ref: int | str, *, decide: Decider | None = None,
     say = progress or _noop
     topic = queue.get_topic(ws.db, ref)
     result = WriteResult(topic=topic, outcome="")
-    if topic.stage in (Stage.WRITTEN, Stage.INSUFFICIENT):
-        raise StageError(f"topic {topic.slug!r} is already {topic.stage}"
-                         + (" (see `nonseq articles list`)" if topic.stage is Stage.WRITTEN else ""))
+    again = topic.stage is Stage.WRITTEN
+    if again and not force:
+        raise StageError(f"topic {topic.slug!r} is already written (see `nonseq articles list`); "
+                         f"`nonseq write {topic.id} --force` writes a new version")
+    if again:
+        topic = queue.move(ws.db, topic.id, Stage.WRITING, reason="write again (--force)")
+    if topic.stage is Stage.DRAFT:  # the last reply failed the quality gate: try again
+        topic = queue.move(ws.db, topic.id, Stage.WRITING, reason="write again after a draft")
+        again = True  # a new version beside the draft (<slug>-2.md)
+    if topic.stage is Stage.INSUFFICIENT:
+        raise StageError(f"topic {topic.slug!r} is insufficient_research: reopen it with `nonseq "
+                         f"queue retry {topic.id}` (research kept) or add sources with `nonseq "
+                         f"research {topic.id} --url/--file`")
     while True:
         topic, result.research = ensure_researched(ws, topic, say)
         topic, pack, verdict = gate_with_uber(ws, topic, say, result)
@@ -185,12 +228,22 @@ def write_topic(ws: Any, ref: int | str, *, decide: Decider | None = None,
         from nonseq.retrieval.pipeline import retrieve
 
         pack = retrieve(ws, topic)
-    article, result.prompt_stats = compose_article(ws, topic, pack, say, force=force)
+    # A written topic written again gets a new version (<slug>-2.md), never an overwrite.
+    try:
+        article, result.prompt_stats = compose_article(ws, topic, pack, say, force=force and not again)
+    except Exception as exc:  # the LLM down, a bad schema...: recorded; the next write resumes at the gate
+        queue.fail(ws.db, topic.id, exc)
+        raise
     figures = {"path": article.path, "citations": article.citations, "added": article.added,
-               "unsupported": article.unsupported}
-    result.topic = queue.move(ws.db, topic.id, Stage.WRITTEN, reason=f"article {article.path}",
-                              data=figures)
+               "unsupported": article.unsupported, "sentences": article.sentences,
+               "supported_share": article.supported_share}
+    if article.status == "draft":  # the quality gate: kept, but not presented as written
+        result.topic = queue.move(ws.db, topic.id, Stage.DRAFT, data=figures,
+                                  reason=f"draft {article.path}: " + "; ".join(article.reasons))
+    else:
+        result.topic = queue.move(ws.db, topic.id, Stage.WRITTEN,
+                                  reason=f"article {article.path}", data=figures)
     result.article = article
-    result.outcome = "written"
+    result.outcome = article.status
     result.seconds = time.perf_counter() - started
     return result

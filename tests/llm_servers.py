@@ -272,6 +272,24 @@ class FakeOllama:
                             "load_duration": 0, "prompt_eval_count": len(texts)})
 
 
+#: `python -m llama_cpp.server`, loading the model the way nonseq does: without llama.cpp's extra
+#: (AMX repacking) weight buffers on CPUs that advertise AMX tiles a VM may not enable (SIGILL).
+_SERVER_MAIN = (
+    "import runpy, sys\n"
+    "import llama_cpp.llama_cpp as low\n"
+    "from nonseq.llm.llamacpp import cpu_has_amx\n"
+    "if cpu_has_amx() and hasattr(low.llama_model_params, 'use_extra_bufts'):\n"
+    "    _default = low.llama_model_default_params\n"
+    "    def _params():\n"
+    "        value = _default()\n"
+    "        value.use_extra_bufts = False\n"
+    "        return value\n"
+    "    low.llama_model_default_params = _params\n"
+    "sys.argv[0] = 'llama_cpp.server'\n"
+    "runpy.run_module('llama_cpp.server', run_name='__main__', alter_sys=True)\n"
+)
+
+
 @contextlib.contextmanager
 def llama_cpp_server(
     model_path: Path | None = None, alias: str = "smollm2", n_ctx: int = 2048,
@@ -279,7 +297,7 @@ def llama_cpp_server(
 ) -> Iterator[str]:
     """Run `python -m llama_cpp.server` on a free port; yield its /v1 URL; stop it after."""
     port = free_port()
-    cmd = [sys.executable, "-m", "llama_cpp.server", "--model",
+    cmd = [sys.executable, "-c", _SERVER_MAIN, "--model",
            str(model_path or bundled_model_path()), "--model_alias", alias,
            "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx),
            "--n_threads", "2", "--verbose", "False"]

@@ -26,6 +26,9 @@ def test_doctor_reports_each_backend(cli) -> None:
     result = cli("doctor", code=None)
     for name in ("database", "qdrant", "embedder", "sparse"):
         assert f"ok   {name}" in result.stdout
+    # no cross-encoder weights here: the fallback works, so a warning, not ok and not FAIL
+    assert "warn reranker: OFFLINE" in result.stdout
+    assert "reranker offline" not in result.stderr  # doctor says it in its own line
 
 
 def test_help_and_queue_list_import_no_model_library(isolated) -> None:

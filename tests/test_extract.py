@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gzip
 import json
-from pathlib import Path
 
 import pytest
 
@@ -20,8 +19,9 @@ from nonseq.research.extract import (
     extract_plain,
     guess_content_type,
 )
+from tests.shared_data import AEB
 
-BENCH = Path(__file__).resolve().parents[2] / "shared" / "data" / "web" / "scrapinghub-aeb"
+BENCH = AEB  # ../shared beside the clone (tests/shared_data.py finds it in CI too)
 
 PARAGRAPHS = [
     "The city council voted on Tuesday to expand the tram network by twelve kilometres, "
@@ -134,8 +134,8 @@ def test_broken_input_is_an_outcome_not_a_crash() -> None:
     assert result.outcome in (Outcome.TOO_SHORT, Outcome.ERROR)
 
 
-@pytest.mark.skipif(not BENCH.is_dir(), reason="shared benchmark pages not present")
 def test_real_benchmark_page() -> None:
+    assert BENCH.is_dir(), f"the shared benchmark pages are missing: {BENCH}"
     truth = json.loads((BENCH / "ground-truth.json").read_text(encoding="utf-8"))
     key, item = sorted(truth.items())[0]
     html = gzip.decompress((BENCH / "html" / f"{key}.html.gz").read_bytes())

@@ -10,7 +10,8 @@ TOPIC = Topic(title="T", slug="t", category="ai")
 
 
 def _pack(scores: list[float], domains: int = 3, offline: bool = False,
-          group: SourceKind = SourceKind.RESEARCH, extra_unranked: int = 0) -> ContextPack:
+          group: SourceKind = SourceKind.RESEARCH, extra_unranked: int = 0,
+          reranker: str = "cross-encoder:BAAI/bge-reranker-v2-m3") -> ContextPack:
     cands = []
     for i, s in enumerate(scores):
         chunk = Chunk(text=f"c{i}", topic_slug="t", category="ai", url=f"https://d{i % domains}.org/{i}",
@@ -24,7 +25,8 @@ def _pack(scores: list[float], domains: int = 3, offline: bool = False,
         cand = Candidate(chunk=chunk, group=SourceKind.RESEARCH, dropped="duplicate")
         cand.record("bm25", 1.0)
         cands.append(cand)
-    return ContextPack(topic=TOPIC, query="T", pool=cands, reranker_offline=offline)
+    return ContextPack(topic=TOPIC, query="T", pool=cands, reranker=reranker,
+                       reranker_offline=offline)
 
 
 @pytest.mark.parametrize(("n", "ok"), [(4, False), (5, True)])
@@ -51,13 +53,50 @@ def test_quality_uses_the_top_k_only() -> None:
     assert verdict.ok and verdict.mean_score == pytest.approx(0.9)
 
 
-def test_quality_is_skipped_and_said_when_reranker_offline() -> None:
-    verdict = evaluate(_pack([0.01] * 6, offline=True), GateSettings())
+def test_quality_is_skipped_only_without_scores() -> None:
+    """[rerank] backend = none gives no scores: the check is skipped and says so."""
+    pack = _pack([0.01] * 6, offline=True, reranker="none")
+    for cand in pack.pool:
+        cand.scores.pop("rerank")
+    verdict = evaluate(pack, GateSettings())
     assert verdict.ok
     assert verdict.mean_score is None
-    assert any("skipped" in r for r in verdict.reasons)
+    assert any("skipped" in r and "backend = none" in r for r in verdict.reasons)
     quality = next(c for c in verdict.checks if c.name == "quality")
-    assert quality.skipped
+    assert quality.skipped and quality.backend == "none"
+
+
+BI = "bi-encoder:sentence-transformers/all-MiniLM-L6-v2"
+
+
+@pytest.mark.parametrize(("reranker", "offline", "threshold"), [
+    ("cross-encoder:BAAI/bge-reranker-v2-m3", False, 0.25),
+    ("fastembed:BAAI/bge-reranker-base", False, 0.25),
+    (BI, True, 0.30),  # the offline fallback: its scores still count
+    (BI, False, 0.30),
+])
+def test_quality_runs_with_every_scoring_backend_at_its_threshold(
+        reranker: str, offline: bool, threshold: float) -> None:
+    """Each backend is judged against its own threshold; an offline fallback is not skipped."""
+    settings = GateSettings(min_mean_score=0.25, min_mean_score_bi_encoder=0.30)
+    below = evaluate(_pack([threshold - 0.0001] * 6, offline=offline, reranker=reranker), settings)
+    at = evaluate(_pack([threshold] * 6, offline=offline, reranker=reranker), settings)
+    assert not below.ok and below.can_continue and at.ok
+    quality = next(c for c in below.checks if c.name == "quality")
+    assert not quality.skipped and not quality.passed
+    assert quality.backend == reranker.split(":")[0] and quality.threshold == threshold
+    assert below.mean_score == pytest.approx(threshold - 0.0001, abs=1e-4)
+
+
+def test_off_topic_research_is_said_so() -> None:
+    """The reason names off-topic research with the mean, the k and the threshold."""
+    verdict = evaluate(_pack([0.14] * 12, reranker=BI), GateSettings(min_mean_score_bi_encoder=0.3))
+    assert verdict.status == "THIN" and verdict.can_continue
+    assert "research is off-topic: mean relevance 0.14 of the top 10, need 0.30" in verdict.reasons
+    data = verdict.to_dict()
+    (quality,) = [c for c in data["checks"] if c["name"] == "quality"]
+    assert quality["backend"] == "bi-encoder" and quality["threshold"] == 0.30
+    assert quality["skipped"] is False
 
 
 @pytest.mark.parametrize(("domains", "ok"), [(1, False), (2, True)])

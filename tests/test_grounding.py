@@ -1,8 +1,9 @@
 """Tests for nonseq.grounding: marker resolution, sentence splitting and support matching.
 
 The two labelled sets below are also the calibration data of grounding.Thresholds: with the
-bundled all-MiniLM-L6-v2, every supported sentence (S) gets the right marker added and every
-unsupported one (U) is counted, including figure mismatches and the author's own framing.
+bundled all-MiniLM-L6-v2 and the support check (nonseq.support), every supported sentence (S)
+gets the right marker added and every unsupported one (U) is counted, including figure
+mismatches, names the chunk lacks and the author's own framing.
 """
 
 from __future__ import annotations
@@ -65,7 +66,6 @@ HEAT_S = [
     ("For households, the upfront cost is still the biggest obstacle, installers say.", 3),
     ("A full installation in a detached house usually costs 10,000 to 15,000 euros before subsidies.", 3),
     ("That is several times what a new gas boiler costs.", 3),
-    ("Brussels shelved its heat pump action plan, which had been due in early 2024.", 4),
     ("Industry groups said the delay left manufacturers without a clear investment signal for new "
      "factories.", 4),
     ("Modern units kept working efficiently at minus 20 degrees Celsius in field tests in Norway "
@@ -92,6 +92,9 @@ HEAT_U = [
     "Think of it as a refrigerator running backwards for your whole house.",
     "Watch the next round of subsidy decisions closely.",
 ]
+# The chunk says "The European Commission": by FActScore's rule a name the source lacks is not
+# supported, so this metonym is counted unsupported rather than cited (support.py, missing names).
+HEAT_STRICT = "Brussels shelved its heat pump action plan, which had been due in early 2024."
 BIKES = [
     F(1, "The city council approved the new cycling plan on Tuesday by a vote of 31 to 14, after a "
          "debate that lasted more than six hours. The plan adds 120 kilometres of protected bike "
@@ -159,7 +162,12 @@ BIKES_U = [
     "Nobody knows yet whether the customers will really stay away.",
     "Copenhagen is often held up as the model for such plans.",
 ]
-CASES = [(HEAT, HEAT_S, HEAT_U), (BIKES, BIKES_S, BIKES_U)]
+CASES = [(HEAT, HEAT_S, [*HEAT_U, HEAT_STRICT]), (BIKES, BIKES_S, BIKES_U)]
+
+
+def facts_text(facts: list[F], n: int | None) -> str:
+    """The text of the chunks numbered n."""
+    return " ".join(" ".join(f.text.split()) for f in facts if f.n == n)
 
 
 @pytest.fixture
@@ -219,6 +227,10 @@ def test_support_adds_markers_only_where_a_fact_supports(ws, tok, case: int) -> 
         assert by_text[sentence].status == "unsupported", (sentence, by_text[sentence])
     assert r.added == len(supported) == r.citations
     assert r.unsupported == len(unsupported)
+    assert r.unsupported_sentences() == unsupported
+    assert r.supported_share == pytest.approx(len(supported) / len(lines))
+    assert all(d.evidence and d.evidence in facts_text(facts, d.best) for d in r.details
+               if d.status == "added")
     first, n = supported[0]
     assert f"{first[:-1]} [{n}]." in r.text
 

@@ -49,6 +49,8 @@ def test_inspect_table(cli, topic_id: str, monkeypatch: pytest.MonkeyPatch) -> N
     assert "site2.org" in out and "kept" in out
     assert "duplicate" in out
     assert "OFFLINE" in out
+    need = load_settings().gate.min_mean_score_bi_encoder
+    assert f"gate quality check: backend bi-encoder, mean relevance of the top chunks needs {need:g}" in out
     assert result.stderr.count("warning:") == 1
     assert "Dropped" in cli("inspect", topic_id, "--all").stdout
 
@@ -63,6 +65,8 @@ def test_inspect_json(cli, topic_id: str) -> None:  # noqa: ANN001
     assert data["discarded"][0]["dropped"].startswith("duplicate of")
     assert data["research"][0]["domain"] == "site2.org"  # trusted and on topic
     assert len(data["pool"]) == 3
+    assert data["quality"] == {"backend": "bi-encoder",
+                               "threshold": load_settings().gate.min_mean_score_bi_encoder}
 
 
 def test_inspect_unknown_topic_is_one_line_error(cli) -> None:  # noqa: ANN001

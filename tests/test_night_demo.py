@@ -57,12 +57,21 @@ def test_night_run_writes_what_it_can_and_records_the_rest(cli: Any, no_uber: Pa
     cli("queue", "add", "Google Stadia game streaming launch", "-c", "software", "-p", "2")
     cli("queue", "add", "Axolotl limb regeneration", "-c", "science")
     summary = json.loads(cli("night", "--json").stdout)
-    assert summary["topics"] == 2
+    assert summary["topics"] == 2 and summary["exit_code"] == 0
     assert summary["outcomes"] == {"written": 1, "insufficient_research": 1}
     lines = [json.loads(line) for line in Path(summary["log"]).read_text().splitlines()]
-    assert [line["event"] for line in lines] == ["start", "topic", "topic", "end"]
-    assert lines[1]["topic"] == "google-stadia-game-streaming-launch"
-    assert lines[1]["article"]["path"].endswith(".md")
+    topics = [line for line in lines if line["event"] == "topic"]
+    assert [lines[0]["event"], lines[-1]["event"], len(topics)] == ["start", "end", 2]
+    assert topics[0]["topic"] == "google-stadia-game-streaming-launch"
+    assert topics[0]["article"]["path"].endswith(".md")
+    steps = [(e["topic"], e["step"]) for e in lines if e["event"] == "step_end"]
+    assert ("google-stadia-game-streaming-launch", "generate") in steps
+    assert all("seconds" in e and "outcome" in e for e in lines if e["event"] == "step_end")
+    report = Path(summary["report"]).read_text()  # the morning report
+    assert "## Written" in report and "citations" in report and topics[0]["article"]["path"] in report
+    assert "## Thin research" in report and "axolotl-limb-regeneration" in report
+    status = json.loads(cli("night", "status", "--json").stdout)
+    assert status["state"] == "finished" and status["exit_code"] == 0
     stages = {t["slug"]: t["stage"] for t in json.loads(cli("queue", "list", "--json").stdout)}
     assert stages == {"google-stadia-game-streaming-launch": "written",
                       "axolotl-limb-regeneration": "insufficient_research"}

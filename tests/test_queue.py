@@ -14,9 +14,13 @@ from nonseq.models import Stage
 ALLOWED = {
     (Stage.QUEUED, Stage.RESEARCHING), (Stage.RESEARCHING, Stage.RESEARCHED),
     (Stage.RESEARCHED, Stage.GATED), (Stage.RESEARCHED, Stage.RESEARCHING),
-    (Stage.GATED, Stage.WRITING), (Stage.GATED, Stage.THIN),
+    (Stage.GATED, Stage.WRITING), (Stage.GATED, Stage.THIN), (Stage.GATED, Stage.RESEARCHING),
     (Stage.THIN, Stage.RESEARCHING), (Stage.THIN, Stage.INSUFFICIENT),
     (Stage.THIN, Stage.WRITING), (Stage.WRITING, Stage.WRITTEN), (Stage.FAILED, Stage.QUEUED),
+    (Stage.WRITTEN, Stage.WRITING),
+    (Stage.INSUFFICIENT, Stage.RESEARCHED), (Stage.INSUFFICIENT, Stage.RESEARCHING),
+    (Stage.WRITING, Stage.DRAFT), (Stage.DRAFT, Stage.WRITING), (Stage.FAILED, Stage.RESEARCHED),
+    (Stage.THIN, Stage.GATED),
 } | {(s, Stage.FAILED) for s in Stage if s is not Stage.FAILED}
 
 
@@ -133,6 +137,7 @@ def test_cli_queue_round_trip(cli) -> None:
     ("queue", "remove", "nope"),
     ("queue", "edit", "7", "--focus", "x"),
     ("queue", "list", "--stage", "bogus"),
+    ("queue", "retry", "nope"),
 ])
 def test_cli_bad_input_is_one_line_and_non_zero(cli, args) -> None:
     result = cli(*args, code=None)

@@ -191,6 +191,17 @@ def test_pipeline_with_the_tiny_cross_encoder(ws, tiny_cross_encoder: Path) -> N
     for c in pack.pool:
         assert 0.0 <= c.scores["rerank"] <= 1.0
         assert c.scores["fused"] == c.scores["rerank"]  # fusion auto: none for cross-encoders
+    from nonseq.config import GateSettings
+    from nonseq.gate import evaluate
+
+    settings = GateSettings(min_chunks=1, min_domains=1, min_mean_score=0.25,
+                            min_mean_score_bi_encoder=0.99)
+    quality = next(c for c in evaluate(pack, settings).checks if c.name == "quality")
+    assert quality.backend == "cross-encoder" and quality.threshold == 0.25  # not the bi-encoder's
+    assert not quality.skipped
+    top = sorted((c.scores["rerank"] for c in pack.pool), reverse=True)
+    assert quality.value == pytest.approx(sum(top) / len(top), abs=1e-4)
+    assert quality.passed is (quality.value >= 0.25)
 
 
 def test_backend_none_keeps_the_prerank_order(ws) -> None:  # noqa: ANN001

@@ -46,7 +46,7 @@ def test_bench_runs_every_method_and_prints_json(tmp_path: Path,
     data = tmp_path / "beir"
     write_beir(data)
     code = retrieval.main(["--data", str(data), "--cache-dir", str(tmp_path / "cache"),
-                           "--json", "--limit", "3"])
+                           "--json", "--limit", "3", "--no-web"])
     assert code == 0
     result = json.loads(capsys.readouterr().out)
     methods = result["methods"]
@@ -55,3 +55,9 @@ def test_bench_runs_every_method_and_prints_json(tmp_path: Path,
         assert 0.0 <= methods[name]["ndcg@10"] <= 1.0
     assert result["default"] == "chain-bi-encoder"
     assert methods["bm25"]["ndcg@10"] > 0.5
+    calib = result["details"]["calibration"]["bi-encoder"]
+    assert calib["backend"] == "bi-encoder" and calib["threshold"] == 0.28
+    dist = calib["distributions"]
+    assert dist["relevant_pairs"]["n"] == 4 and dist["on_topic"]["n"] == dist["off_topic"]["n"] == 3
+    assert dist["relevant_pairs"]["mean"] > dist["irrelevant_pairs"]["mean"]
+    assert 0.0 <= calib["scifact"]["precision"] <= 1.0 and 0.0 <= calib["scifact"]["recall"] <= 1.0

@@ -100,8 +100,14 @@ def test_dedup_threshold_and_limit() -> None:
     b = cand("b", vector=[0.9, 0.5], trust=2.0)  # cosine ~0.87
     c = cand("c", vector=[0.0, 1.0], trust=1.0)
     assert len(dedup([a, b, c], 0.92, key="trust")) == 3
+    assert b.scores["dedup"] == pytest.approx(0.9 / math.hypot(0.9, 0.5), abs=1e-6)
+    assert not b.dropped  # 0.87 < 0.92: kept
+    for x in (a, b, c):
+        x.scores.pop("dedup")
     assert [x.chunk.text for x in dedup([a, b, c], 0.92, key="trust", limit=2)] == ["a", "b"]
-    assert "dedup" not in c.scores or c.scores["dedup"] is not None
+    assert "dedup" not in c.scores  # the walk stopped before c: it was never compared
+    assert [x.chunk.text for x in dedup([a, b, c], 0.86, key="trust")] == ["a", "c"]
+    assert b.dropped.startswith("duplicate of") and "0.874" in b.dropped
 
 
 # -- trust ----------------------------------------------------------------------------------------
@@ -143,7 +149,17 @@ def test_fuse_is_per_group_and_keeps_prior_without_rerank() -> None:
     k = [cand("k1", group=SourceKind.KNOWLEDGE, trust=0.03)]
     fuse([*r, *k], prior="trust", method="none")
     assert r[1].scores["fused"] > r[0].scores["fused"]
-    fuse([cand("p", trust=3.0)], prior="trust", method="weighted")
+    assert [c.scores["fused"] for c in r] == [0.1, 0.9]  # method none: the rerank score itself
+    assert k[0].scores["fused"] == 0.03  # a group without rerank scores keeps its prior
+    plain = [cand("p", trust=3.0), cand("q", trust=5.0), cand("s", trust=4.0)]
+    out = fuse(plain, prior="trust", method="weighted", weight=0.9)
+    assert [c.chunk.text for c in out] == ["q", "s", "p"]
+    assert [c.scores["fused"] for c in plain] == [3.0, 5.0, 4.0]
+    mixed = [cand("m1", trust=1.0, rerank=1.0), cand("m2", trust=2.0, rerank=0.0),
+             cand("k2", group=SourceKind.KNOWLEDGE, trust=9.0, rerank=0.5),
+             cand("k3", group=SourceKind.KNOWLEDGE, trust=1.0, rerank=0.4)]
+    fuse(mixed, prior="trust", method="weighted", weight=0.6)
+    assert [c.scores["fused"] for c in mixed] == pytest.approx([0.6, 0.4, 1.0, 0.0])
 
 
 # -- normalisation --------------------------------------------------------------------------------

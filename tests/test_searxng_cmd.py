@@ -53,15 +53,18 @@ def test_help_names_the_usual_traps(cli: Any) -> None:
 
 
 def test_lifecycle(cli: Any, local: LocalSearxng, searx_settings: Any) -> None:
-    """start waits and prints the URL; status; searching works; start twice; stop; stop twice."""
-    out = cli("searxng", "start", "--timeout", "60").stdout
-    assert f"SearXNG is running at {local.url}" in out
+    """start -p waits and prints the URL; status (exit 1 when down) reads the port it was started
+    on; searching works; start twice; stop; stop twice."""
+    url = f"http://127.0.0.1:{free_port()}"  # not the configured port
+    out = cli("searxng", "start", "-p", url.rsplit(":", 1)[1], "--timeout", "60").stdout
+    assert f"SearXNG is running at {url}" in out
     try:
         status = json.loads(cli("searxng", "status", "--json").stdout)
         assert status["running"] and status["answering"] and status["pid"] == local.pid()
-        assert "running at" in cli("searxng", "status").stdout
+        assert status["url"] == url
+        assert f"running at {url}" in cli("searxng", "status").stdout
         assert "already running" in cli("searxng", "start").stdout
-        settings = searx_settings.model_copy(update={"url": local.url})
+        settings = searx_settings.model_copy(update={"url": url})
         with SearxClient(settings) as client:
             assert client.search("Europa water plumes", pages=1).results
         pid = local.pid()
@@ -70,7 +73,8 @@ def test_lifecycle(cli: Any, local: LocalSearxng, searx_settings: Any) -> None:
         out = cli("searxng", "stop").stdout
     assert f"stopped SearXNG (pid {pid})" in out
     assert not local.pid_path.exists() and not searxng_local._pid_alive(pid)
-    assert "not running" in cli("searxng", "status").stdout
+    assert "not running" in cli("searxng", "status", code=1).stdout
+    assert not json.loads(cli("searxng", "status", "--json", code=1).stdout)["running"]
     assert "SearXNG is not running" in cli("searxng", "stop").stdout
 
 
@@ -105,7 +109,7 @@ def test_startup_failure_is_reported(cli: Any, local: LocalSearxng) -> None:
 def test_stale_pid_file_is_not_killed(cli: Any, local: LocalSearxng) -> None:
     """A pid file naming a process that is not SearXNG (here: pytest itself) is ignored."""
     local.pid_path.write_text(f"{os.getpid()}\n")
-    assert "not running" in cli("searxng", "status").stdout
+    assert "not running" in cli("searxng", "status", code=1).stdout
     assert "SearXNG is not running" in cli("searxng", "stop").stdout
     assert not local.pid_path.exists()
 

@@ -121,8 +121,10 @@ def test_second_process_on_the_same_folder_gets_a_clear_error(ws: Workspace) -> 
 def test_second_process_via_cli_gets_one_line(ws: Workspace, cli) -> None:
     queue.add_topic(ws.db, "Busy", "ai", ws.categories)
     ws.store.collections()
-    result = cli("queue", "remove", "busy", code=1)
+    result = cli("queue", "remove", "busy", code=75)
     assert "in use by another nonseq process" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert queue.get_topic(ws.db, "busy").title == "Busy"  # nothing changed
 
 
 def test_remove_deletes_research_but_keeps_knowledge(ws: Workspace, cli) -> None:

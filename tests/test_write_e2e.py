@@ -77,7 +77,31 @@ def test_well_covered_topic_passes_the_gate(cli: Any, env: Path) -> None:
     assert verdict["status"] == "OK" and verdict["stage"] == "gated"
     assert verdict["chunks"] >= 5 and verdict["domains"] >= 2
     quality = next(c for c in verdict["checks"] if c["name"] == "quality")
-    assert quality["skipped"]  # no cross-encoder weights here: said so, not faked
+    # No cross-encoder weights here: the bi-encoder fallback's scores are judged at its threshold.
+    assert not quality["skipped"] and quality["passed"]
+    assert quality["backend"] == "bi-encoder" and quality["threshold"] == 0.28
+    assert quality["value"] >= quality["threshold"] and verdict["mean_score"] == quality["value"]
+
+
+def test_off_topic_research_ends_thin_and_writes_nothing(cli: Any, env: Path) -> None:
+    """Search finds only loosely matching pages: enough chunks and domains, but off-topic."""
+    from nonseq.retrieval.pipeline import chain_runs
+
+    cli("queue", "add", "Dark matter detection experiments", "-c", "science")
+    start = chain_runs()
+    outcome = json.loads(cli("write", "1", "--no-input", "--json", code=3).stdout)
+    assert chain_runs() - start <= 2  # gate, Uber pass, re-gate, resume: once per state
+    assert outcome["outcome"] == "insufficient_research" and outcome["article"] is None
+    assert not list(env.glob("articles/*.md"))
+    assert outcome["uber"], "Uber Research ran before giving up"
+    checks = {c["name"]: c for c in outcome["verdict"]["checks"]}
+    assert checks["chunks"]["passed"] and checks["domains"]["passed"]  # only quality caught it
+    quality = checks["quality"]
+    assert not quality["skipped"] and not quality["passed"]
+    assert quality["backend"] == "bi-encoder" and quality["value"] < quality["threshold"] == 0.28
+    assert any(r.startswith("research is off-topic: mean relevance ")
+               for r in outcome["verdict"]["reasons"])
+    assert len(_fetched_urls(cli, "1")) >= 3
 
 
 def test_thin_topic_runs_uber_research_and_the_figures_change(cli: Any, env: Path,
@@ -90,6 +114,8 @@ def test_thin_topic_runs_uber_research_and_the_figures_change(cli: Any, env: Pat
     assert before["status"] == "THIN" and before["domains"] == 1
     uber = json.loads(cli("uber", "1", "--json").stdout)
     assert len(uber["gaps"]) == 4 and all(4 <= len(g["keywords"]) <= 6 for g in uber["gaps"])
+    assert uber["analysis"] == "llm", "the gap analysis fell back to keywords"
+    assert any(g["origin"] == "llm" for g in uber["gaps"])
     assert uber["searched"] >= 1 and uber["chunks_added"] > 0
     assert uber["after"]["domains"] > uber["before"]["domains"]
     assert uber["after"]["chunks"] > uber["before"]["chunks"]

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from nonseq.config import Settings, load_settings
 
 console = Console(highlight=False)
 err_console = Console(stderr=True, highlight=False)
+#: Terminal columns from which lists show their optional columns too (ids and titles always).
+WIDE_COLUMNS = 110
 
 
 class State:
@@ -22,6 +26,7 @@ class State:
         self.debug = debug
         self._settings: Settings | None = None
         self._workspace: Any = None
+        self._locked: Any = None
 
     @property
     def settings(self) -> Settings:
@@ -39,11 +44,27 @@ class State:
             self._workspace = Workspace(self.settings)
         return self._workspace
 
+    def lock(self, action: str) -> Any:
+        """Take the workspace lock until the command ends; the workspace, locked."""
+        if self._locked is None:
+            from nonseq.lock import acquire
+
+            acquire(self.settings.data_dir, action)
+            self._locked = self.settings.data_dir
+        return self.workspace
+
     def close(self) -> None:
-        """Close the workspace if it was opened."""
-        if self._workspace is not None:
-            self._workspace.close()
-            self._workspace = None
+        """Close the workspace if it was opened, then give back the workspace lock."""
+        try:
+            if self._workspace is not None:
+                self._workspace.close()
+                self._workspace = None
+        finally:
+            if self._locked is not None:
+                from nonseq.lock import release
+
+                release(self._locked)
+                self._locked = None
 
 
 def state(ctx: typer.Context) -> State:
@@ -59,6 +80,49 @@ def workspace(ctx: typer.Context) -> Any:
     return state(ctx).workspace
 
 
+def locked_workspace(ctx: typer.Context, action: str) -> Any:
+    """The workspace, after taking its lock for the rest of the command (refuses at once, exit 75).
+
+    Call it first in every command that changes the workspace, before any state change.
+    """
+    return state(ctx).lock(action)
+
+
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def safe(text: object) -> str:
+    """User text for rich output: markup escaped, control characters (ESC, BEL...) shown as �."""
+    return escape(_CONTROLS.sub("\ufffd", str(text)))
+
+
 def print_json(data: Any) -> None:
     """Print one JSON document on stdout (no rich markup or wrapping)."""
     typer.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+
+
+# -- --config and --debug on every command -------------------------------------------------------
+#: Root options every command accepts, also after the subcommand (`nonseq queue list --config c`).
+GLOBAL_FLAGS, GLOBAL_VALUES = ("--debug",), ("--config",)
+
+
+def hoist_global_options(args: list[str]) -> list[str]:
+    """Move --config PATH / --config=PATH / --debug given after the subcommand to the front."""
+    front: list[str] = []
+    rest: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            rest.extend(args[i:])
+            break
+        name = arg.split("=", 1)[0]
+        if arg in GLOBAL_FLAGS or (name in GLOBAL_VALUES and "=" in arg):
+            front.append(arg)
+        elif arg in GLOBAL_VALUES and i + 1 < len(args):
+            front.extend(args[i:i + 2])
+            i += 1
+        else:
+            rest.append(arg)
+        i += 1
+    return front + rest

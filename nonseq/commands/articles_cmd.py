@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from nonseq.commands._common import console, print_json, workspace
+from nonseq.commands._common import WIDE_COLUMNS, console, print_json, workspace
 
 articles_app = typer.Typer(help="Written articles: list them, print one.", no_args_is_help=True)
 
@@ -16,7 +16,7 @@ def list_(
     ctx: typer.Context,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
 ) -> None:
-    """List written articles, newest first, with citation and support figures."""
+    """List written articles and drafts, newest first, with citation and support figures."""
     from rich.table import Table
 
     from nonseq.articles import list_articles
@@ -29,17 +29,24 @@ def list_(
     if not rows:
         console.print(f"no articles yet in {folder}")
         return
-    table = Table(title=f"{len(rows)} article(s) in {folder}")
-    table.add_column("file", no_wrap=True)
-    for col in ("title", "date", "persona", "schema", "sources", "cited", "unsupported"):
+    wide = console.width >= WIDE_COLUMNS
+    table = Table(title=f"{len(rows)} article(s) in {folder}", title_justify="left")
+    # file and title fold but never vanish; persona, schema and sources only where there is room.
+    table.add_column("file", overflow="fold", min_width=14)
+    table.add_column("title", overflow="fold", min_width=14)
+    extras = ("date", "persona", "schema", "sources") if wide else ("date",)
+    for col in (*extras, "cited", "unsupported"):
         table.add_column(col, overflow="fold")
     for r in rows:
         if "error" in r:
-            table.add_row(r["file"], f"[red]{r['error']}[/red]", "", "", "", "", "", "")
+            table.add_row(r["file"], f"[red]{r['error']}[/red]", *[""] * (len(extras) + 2))
             continue
+        shown = {"date": r["date"][:10], "persona": r["persona"], "schema": r["schema"],
+                 "sources": str(r["sources"])}
         support = f"{r.get('unsupported')}/{r.get('sentences')}"
-        table.add_row(r["file"], r["title"], r["date"][:10], r["persona"], r["schema"],
-                      str(r["sources"]), str(r.get("citations")), support)
+        title = f"(draft) {r['title']}" if r.get("status") == "draft" else r["title"]
+        table.add_row(r["file"], title, *[shown[c] for c in extras], str(r.get("citations")),
+                      support)
     console.print(table)
 
 

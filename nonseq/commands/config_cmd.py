@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from nonseq.commands._common import console, print_json, state
-from nonseq.config import render_toml, settings_dict
+from nonseq.config import masked, render_toml, settings_dict
 from nonseq.errors import UsageError
 
 config_app = typer.Typer(help="Show the effective settings and where they come from.",
@@ -33,12 +33,12 @@ def config_show(
     ctx: typer.Context,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
 ) -> None:
-    """Print the effective settings (file + environment overrides + defaults)."""
+    """Print the effective settings (file + environment overrides + defaults); marks env values."""
     settings = state(ctx).settings
     if as_json:
-        print_json(settings_dict(settings))
+        print_json({**settings_dict(settings), "from_env": settings.from_env})
         return
-    typer.echo(render_toml(settings, comments=False))
+    typer.echo(render_toml(masked(settings), comments=False))
 
 
 @config_app.command("path")

@@ -14,7 +14,8 @@ def doctor(ctx: typer.Context) -> None:
     results = run_checks(workspace(ctx))
     failed = 0
     for check in results:
-        mark = "[green]ok[/green]  " if check.ok else "[red]FAIL[/red]"
+        mark = {"ok": "[green]ok[/green]  ", "warn": "[yellow]warn[/yellow]",
+                "fail": "[red]FAIL[/red]"}[check.level]
         console.print(f"{mark} {check.name}: {escape(check.detail)}", soft_wrap=True)
         failed += not check.ok
     if failed:

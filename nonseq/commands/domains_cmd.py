@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from nonseq.commands._common import console, print_json, state
+from nonseq.commands._common import console, locked_workspace, print_json, state
 from nonseq.errors import UsageError
 
 if TYPE_CHECKING:
@@ -98,6 +98,7 @@ def trust(
 
     from nonseq.research.domains import TRUSTED_FILE
 
+    locked_workspace(ctx, "domains trust")
     entry = _registry(ctx).add_trusted(domain, type_, boost, category, _user_dir(ctx))
     where = escape(str(_user_dir(ctx) / TRUSTED_FILE))
     console.print(f"trusted {entry.domain}: {entry.type}, boost {entry.boost:.2f}, "
@@ -115,6 +116,7 @@ def block(
 
     from nonseq.research.domains import BLOCKED_FILE
 
+    locked_workspace(ctx, "domains block")
     entry = _registry(ctx).add_blocked(domain, reason, _user_dir(ctx))
     where = escape(str(_user_dir(ctx) / BLOCKED_FILE))
     console.print(f"blocked {entry.domain}: {escape(entry.reason)} (in {where})", soft_wrap=True)

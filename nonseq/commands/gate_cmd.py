@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from nonseq.commands._common import console, print_json, workspace
+from nonseq.commands._common import console, locked_workspace, print_json
 
 
 def print_verdict(verdict) -> None:  # noqa: ANN001 - models.GateVerdict
@@ -17,6 +17,8 @@ def print_verdict(verdict) -> None:  # noqa: ANN001 - models.GateVerdict
     for check in verdict.checks:
         mark = "skip" if check.skipped else ("pass" if check.passed else "FAIL")
         kind = "hard" if check.hard else ("soft" if check.name == "domains" else "quality")
+        if check.backend:
+            kind = f"{kind}, {check.backend}"
         console.print(f"  {mark:4}  {check.name:8} {check.value:g} (need {check.threshold:g}, {kind})"
                       + (f"  {check.reason}" if check.reason else ""))
 
@@ -29,7 +31,7 @@ def gate(
     """Judge whether a topic's research is good enough to write from (OK or THIN, with reasons)."""
     from nonseq.gate import run_gate
 
-    topic, _pack, verdict = run_gate(workspace(ctx), topic_id)
+    topic, _pack, verdict = run_gate(locked_workspace(ctx, "gate"), topic_id)
     if as_json:
         print_json({"topic": topic.slug, "stage": str(topic.stage), **verdict.to_dict()})
         return
@@ -45,10 +47,14 @@ def uber(
     """Uber Research: find what thin research is missing, search for it, index what is relevant."""
     from nonseq.uber import run_uber
 
-    summary = run_uber(workspace(ctx), topic_id,
+    summary = run_uber(locked_workspace(ctx, "uber"), topic_id,
                        progress=None if as_json else lambda msg: console.print(f"[cyan]›[/cyan] {msg}"))
     if as_json:
         print_json(summary.to_dict())
+        return
+    if summary.before.get("status") == "OK":
+        console.print(f"the gate is already OK ({summary.stage}): no gaps to search; add your own "
+                      "sources with `nonseq research ID --url/--file`")
         return
     console.print(f"gap analysis: {summary.analysis}")
     for gap in summary.gaps:

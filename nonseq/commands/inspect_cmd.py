@@ -72,13 +72,22 @@ def _show(title: str, rows: list[list[str]]) -> None:
         console.print(f"    {row[10]}", soft_wrap=True)
 
 
-def _print_pack(pack: Any, show_all: bool) -> None:
+def _quality_line(quality: dict[str, Any]) -> str:
+    """What the gate's quality check uses for this pack: backend and threshold."""
+    if quality["threshold"] is None:
+        return f"gate quality check: skipped (backend {quality['backend']}: no relevance scores)"
+    return (f"gate quality check: backend {quality['backend']}, mean relevance of the top chunks "
+            f"needs {quality['threshold']:g}")
+
+
+def _print_pack(pack: Any, show_all: bool, quality: dict[str, Any]) -> None:
     """The pack as rich tables: chosen facts, background, voice, then what was dropped."""
     t = pack.topic
     console.print(f"[bold]#{t.id} {escape(t.title)}[/bold] ({t.slug}, {t.category})")
     console.print(f"query: {escape(pack.query)}")
-    state = "OFFLINE (fallback; the gate skips its score check)" if pack.reranker_offline else "ok"
+    state = "OFFLINE (fallback)" if pack.reranker_offline else "ok"
     console.print(f"reranker: {pack.reranker} {escape(f'[{state}]')}")
+    console.print(_quality_line(quality))
     for note in pack.notes:
         console.print(f"[yellow]note:[/yellow] {escape(note)}", soft_wrap=True)
     _show(f"Research facts: {len(pack.research)} selected",
@@ -116,12 +125,15 @@ def inspect(
 ) -> None:
     """Show a topic's context pack: every chosen chunk, its score at each step, and why."""
     from nonseq import queue
-    from nonseq.index.store import research_collection
+    from nonseq.gate import quality_setup
+    from nonseq.index.store import knowledge_collection, research_collection
     from nonseq.retrieval.pipeline import retrieve
 
     ws = workspace(ctx)
     topic = queue.get_topic(ws.db, topic_id)
-    if ws.store.count(research_collection(topic.category), {"topic_slug": topic.slug}) == 0:
+    mine = {"topic_slug": topic.slug}  # a topic wiped after promotion still has its facts
+    if ws.store.count(research_collection(topic.category), mine) == 0 \
+            and ws.store.count(knowledge_collection(topic.category), mine) == 0:
         message = (f"topic #{topic.id} {topic.slug} has no research chunks yet: "
                    f"research it first, then run `nonseq inspect {topic.id}` again")
         if as_json:
@@ -130,10 +142,11 @@ def inspect(
             console.print(message, soft_wrap=True)
         return
     pack = retrieve(ws, topic)
+    quality = quality_setup(pack, ws.settings.gate)
     if as_json:
-        print_json(pack.to_dict())
+        print_json({**pack.to_dict(), "quality": quality})
         return
-    _print_pack(pack, show_all)
+    _print_pack(pack, show_all, quality)
 
 
 def register(app: typer.Typer) -> None:

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from nonseq.commands._common import console, print_json, workspace
+from nonseq.commands._common import console, err_console, locked_workspace, print_json, safe, workspace
 
 persona_app = typer.Typer(help="Author voices: list, show, and load them into the vector store.",
                           no_args_is_help=True)
@@ -23,7 +23,10 @@ def list_(
     from nonseq.personas import list_personas
 
     ws = workspace(ctx)
-    found = list_personas(ws)
+    skipped: list[str] = []
+    found = list_personas(ws, skipped)
+    for problem in skipped:
+        err_console.print(f"[yellow]warning[/yellow]: skipped {safe(problem)}", soft_wrap=True)
     if as_json:
         print_json([p.to_dict() for p in found])
         return
@@ -68,7 +71,7 @@ def load(
     """Index a persona's voices (text and trigger vectors) into persona_{name}, replacing old ones."""
     from nonseq.personas import load_persona
 
-    persona, count = load_persona(workspace(ctx), name)
+    persona, count = load_persona(locked_workspace(ctx, "persona load"), name)
     console.print(f"loaded {count} voice chunk(s) of {persona.name} into {persona.collection}")
 
 

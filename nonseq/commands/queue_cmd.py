@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
 
 from nonseq import queue
-from nonseq.commands._common import console, print_json, workspace
+from nonseq.commands._common import (
+    WIDE_COLUMNS,
+    console,
+    locked_workspace,
+    print_json,
+    safe,
+    workspace,
+)
 from nonseq.errors import UsageError
 from nonseq.models import Stage
 
-queue_app = typer.Typer(help="Keep the topic queue: add, list, show, edit, remove.",
+queue_app = typer.Typer(help="Keep the topic queue: add, list, show, edit, remove, retry.",
                         no_args_is_help=True)
 
 STAGES = ", ".join(s.value for s in Stage)
@@ -33,7 +40,8 @@ def add(
     as_json: Annotated[bool, typer.Option("--json", help="Print the topic as JSON")] = False,
 ) -> None:
     """Queue a new topic."""
-    ws = workspace(ctx)
+    ws = locked_workspace(ctx, "queue add")
+    queue.check_voice(ws, persona, schema)
     topic = queue.add_topic(ws.db, title, category, ws.categories, focus=focus,
                             sub_queries=query or [], persona=persona, schema=schema,
                             priority=priority, slug=slug)
@@ -67,15 +75,23 @@ def list_(
     if not topics:
         console.print("the queue is empty: add a topic with `nonseq queue add TITLE --category C`")
         return
-    table = Table(title=f"{len(topics)} topic(s)")
-    for col in ("id", "slug", "category", "stage", "pri"):
-        table.add_column(col, no_wrap=True)
-    table.add_column("persona/schema", overflow="ellipsis", no_wrap=True, max_width=20)
-    table.add_column("focus", overflow="ellipsis", no_wrap=True, max_width=30)
+    wide = console.width >= WIDE_COLUMNS
+    table = Table(title=f"{len(topics)} topic(s)", title_justify="left")
+    # id, stage and priority never shrink; the slug folds; extras only where there is room.
+    table.add_column("id", justify="right", no_wrap=True, min_width=max(len(str(t.id)) for t in topics))
+    table.add_column("slug", overflow="fold", min_width=12)
+    table.add_column("category", overflow="fold")
+    table.add_column("stage", no_wrap=True, min_width=max(len(t.stage) for t in topics))
+    table.add_column("pri", justify="right", no_wrap=True, min_width=3)
+    if wide:
+        table.add_column("persona/schema", overflow="ellipsis", no_wrap=True, max_width=20)
+        table.add_column("focus", overflow="ellipsis", no_wrap=True, max_width=30)
     for t in topics:
-        table.add_row(str(t.id), t.slug, t.category, str(t.stage), str(t.priority),
-                      "/".join(p for p in (t.persona, t.schema) if p), t.focus)
+        extra = ["/".join(p for p in (t.persona, t.schema) if p), t.focus] if wide else []
+        table.add_row(str(t.id), t.slug, t.category, str(t.stage), str(t.priority), *extra)
     console.print(table)
+    if not wide:
+        console.print("(focus, persona and schema: `nonseq queue show ID`, or a wider terminal)")
 
 
 @queue_app.command("show")
@@ -93,16 +109,21 @@ def show(
         print_json({"topic": topic.to_dict(), "history": moves,
                     "sources": [s.to_dict() for s in sources]})
         return
-    console.print(f"[bold]#{topic.id} {topic.title}[/bold]  ({topic.slug})")
+    print_topic(topic, moves, sources)
+
+
+def print_topic(topic: Any, moves: list[dict[str, Any]], sources: list[Any]) -> None:
+    """A topic's fields, stage history and source counts (also the Queue menu's [s])."""
+    console.print(f"[bold]#{topic.id} {safe(topic.title)}[/bold]  ({topic.slug})")
     for key in ("category", "stage", "focus", "persona", "schema", "priority", "error"):
         value = getattr(topic, key)
         if value not in ("", None):
-            console.print(f"  {key}: {value}")
+            console.print(f"  {key}: {safe(value)}")
     for q in topic.sub_queries:
-        console.print(f"  query: {q}")
+        console.print(f"  query: {safe(q)}")
     console.print("history:")
     for m in moves:
-        console.print(f"  {m['at']}  {m['from'] or '-'} → {m['to']}  {m['reason']}")
+        console.print(f"  {m['at']}  {m['from'] or '-'} → {m['to']}  {safe(m['reason'])}")
     if sources:
         fetched = sum(1 for s in sources if s.outcome == "fetched")
         console.print(f"sources: {len(sources)} recorded, {fetched} fetched")
@@ -121,11 +142,14 @@ def edit(
     priority: Annotated[int | None, typer.Option("--priority", "-p")] = None,
 ) -> None:
     """Change a topic's title, category, focus, sub-queries, persona, schema or priority."""
-    ws = workspace(ctx)
+    ws = locked_workspace(ctx, "queue edit")
+    queue.check_voice(ws, persona, schema)
     topic = queue.edit_topic(ws.db, topic_id, ws.categories, title=title, category=category,
                              focus=focus, sub_queries=query, persona=persona, schema=schema,
                              priority=priority)
-    console.print(f"updated #{topic.id} {topic.slug}")
+    moved = queue.follow_category(ws, topic.id) if category is not None else 0
+    console.print(f"updated #{topic.id} {topic.slug}"
+                  + (f" ({moved} research chunk(s) moved to {topic.category})" if moved else ""))
 
 
 @queue_app.command("remove")
@@ -134,7 +158,7 @@ def remove(
     topic_id: Annotated[str, typer.Argument(help="Topic id or slug")],
 ) -> None:
     """Delete a topic and its research chunks (knowledge stays)."""
-    topic, removed = queue.delete_topic(workspace(ctx), topic_id)
+    topic, removed = queue.delete_topic(locked_workspace(ctx, "queue remove"), topic_id)
     console.print(f"removed #{topic.id} {topic.slug} and {removed} research chunk(s)")
 
 
@@ -143,9 +167,9 @@ def retry(
     ctx: typer.Context,
     topic_id: Annotated[str, typer.Argument(help="Topic id or slug")],
 ) -> None:
-    """Put a failed topic back in the queue."""
-    topic = queue.move(workspace(ctx).db, topic_id, Stage.QUEUED, reason="retry")
-    console.print(f"re-queued #{topic.id} {topic.slug}")
+    """Reopen a topic: failed → queued; insufficient_research → researched (research kept)."""
+    topic = queue.retry(locked_workspace(ctx, "queue retry").db, topic_id)
+    console.print(f"reopened #{topic.id} {topic.slug} → {topic.stage}")
 
 
 def register(app: typer.Typer) -> None:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from nonseq.commands._common import console, err_console, print_json, workspace
+from nonseq.commands._common import console, err_console, locked_workspace, print_json
 
 if TYPE_CHECKING:
     from nonseq.research.research import ResearchSummary
@@ -32,14 +32,16 @@ class _ProgressView:
         self.chunks = self.bars.add_task("chunks", total=None, note="", visible=False)
 
     def __enter__(self) -> _ProgressView:
-        self.bars.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.bars.stop()
+        if self.bars.live.is_started:
+            self.bars.stop()
 
     def __call__(self, phase: str, s: ResearchSummary) -> None:
-        """Show the running summary."""
+        """Show the running summary (the bars appear with the first event: input is checked by then)."""
+        if not self.bars.live.is_started:
+            self.bars.start()
         if phase == "search" and not s.found:
             self.bars.update(self.pages, description="searching")
             return
@@ -78,7 +80,7 @@ def research(
     """Research a topic on the web (or add your own sources) and index its chunks."""
     from nonseq.research.research import run_research
 
-    ws = workspace(ctx)
+    ws = locked_workspace(ctx, "research")
     options: dict[str, Any] = {"urls": url or [], "files": file or []}
     if as_json:
         print_json(run_research(ws, topic_id, **options).to_dict())

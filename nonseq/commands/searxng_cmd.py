@@ -27,11 +27,14 @@ searxng_app = typer.Typer(help=HELP, no_args_is_help=True)
 
 
 def _local(ctx: typer.Context, port: int | None = None) -> LocalSearxng:
-    """The local instance of this workspace."""
+    """The local instance of this workspace: on --port, else the port it was started on, else config."""
     from nonseq.research.searxng_local import LocalSearxng
 
     settings = state(ctx).settings
-    return LocalSearxng(settings.data_dir, port or settings.searxng.port)
+    local = LocalSearxng(settings.data_dir, port or settings.searxng.port)
+    if port is None:
+        local.port = local.recorded_port() or local.port
+    return local
 
 
 @searxng_app.command("start")
@@ -76,20 +79,24 @@ def status(
     port: Annotated[int | None, typer.Option("--port", "-p", help="Port it runs on")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
 ) -> None:
-    """Say whether the local SearXNG runs and answers, and where its files are."""
-    found = _local(ctx, port).status()
+    """Say whether the local SearXNG runs and answers, and where its files are (exit 1 when down)."""
+    local = _local(ctx, port)
+    found = local.status()
+    foreign = not found.running and local.answering()
     if as_json:
         print_json(found.to_dict())
-        return
-    if found.running:
+    elif found.running:
         answer = "answering" if found.answering else "[red]not answering[/red]"
         console.print(f"running at {found.url} (pid {found.pid}), {answer}")
-    elif _local(ctx, port).answering():
+    elif foreign:
         console.print(f"not started by nonseq, but something answers at {found.url}")
     else:
         console.print(f"not running (start it with `nonseq searxng start`; URL would be {found.url})",
                       soft_wrap=True)
-    console.print(f"settings: {found.settings}\nlog: {found.log}", soft_wrap=True)
+    if not as_json:
+        console.print(f"settings: {found.settings}\nlog: {found.log}", soft_wrap=True)
+    if not (found.answering or foreign):
+        raise typer.Exit(1)
 
 
 def register(app: typer.Typer) -> None:

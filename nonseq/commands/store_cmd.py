@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from nonseq.commands._common import console, print_json, workspace
+from nonseq.commands._common import console, locked_workspace, print_json, workspace
 from nonseq.errors import NotFoundError
 
 
@@ -35,7 +35,7 @@ def reembed(
     all_: Annotated[bool, typer.Option("--all", help="Rebuild every collection")] = False,
 ) -> None:
     """Re-embed collections with the configured embedder (after changing [embedding])."""
-    ws = workspace(ctx)
+    ws = locked_workspace(ctx, "reembed")
     existing = ws.store.collections()
     names = existing if all_ else list(collection or [])
     if not names:

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from nonseq.commands._common import console, err_console, print_json, workspace
+from nonseq.commands._common import console, err_console, locked_workspace, print_json
 
 
 def _progress(stream_to: Any, quiet: bool):  # noqa: ANN202 - a writer.Progress callback
@@ -38,11 +38,16 @@ def print_result(result: Any) -> None:
                 console.print(f"  - {reason}")
         return
     art = result.article
-    console.print(f"[green]wrote[/green] {art.path}", soft_wrap=True)
+    if art.status == "draft":
+        console.print(f"[yellow]draft[/yellow] {art.path} (not presented as written: "
+                      f"{'; '.join(art.reasons)}); `nonseq write {topic.id}` tries again",
+                      soft_wrap=True)
+    else:
+        console.print(f"[green]wrote[/green] {art.path}", soft_wrap=True)
     console.print(f"  sources {len(art.sources)}, citations {art.citations} "
                   f"(resolved {art.resolved}, added {art.added}, removed {art.removed}), "
-                  f"unsupported sentences {art.unsupported}/{art.sentences}, "
-                  f"{result.seconds:.1f} s")
+                  f"unsupported sentences {art.unsupported}/{art.sentences} "
+                  f"(supported {art.supported_share:.0%}), {result.seconds:.1f} s")
 
 
 def _decider(no_input: bool):  # noqa: ANN202 - writer.Decider or None
@@ -59,7 +64,8 @@ def write(
     topic_id: Annotated[str, typer.Argument(help="Topic id or slug")],
     no_input: Annotated[bool, typer.Option(
         "--no-input", help="Never ask: on THIN research take the night-run path")] = False,
-    force: Annotated[bool, typer.Option("--force", help="Overwrite an earlier article")] = False,
+    force: Annotated[bool, typer.Option(
+        "--force", help="Write a written topic again (a new version, <slug>-2.md)")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Do not stream the text")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON")] = False,
 ) -> None:
@@ -67,7 +73,8 @@ def write(
     from nonseq.writer import write_topic
 
     stream = sys.stderr if as_json else sys.stdout
-    result = write_topic(workspace(ctx), topic_id, decide=_decider(no_input),
+    ws = locked_workspace(ctx, "write")
+    result = write_topic(ws, topic_id, decide=_decider(no_input),
                          progress=_progress(stream, quiet or as_json), force=force)
     if as_json:
         print_json(result.to_dict())
@@ -75,6 +82,22 @@ def write(
         print_result(result)
     if result.article is None:
         raise typer.Exit(3)
+    if "write" in ws.settings.knowledge.extract:
+        _extract_facts(ws, result.topic.id)
+
+
+def _extract_facts(ws: Any, topic_id: int) -> None:
+    """[knowledge] extract includes write: distil the topic's sources into facts for review."""
+    from nonseq.errors import NonseqError
+    from nonseq.knowledge import extract_facts
+
+    try:
+        report = extract_facts(ws, topic_id)
+    except NonseqError as exc:
+        err_console.print(f"[yellow]facts not extracted[/yellow]: {exc}")
+        return
+    err_console.print(f"facts: {report.new} new for review ({report.merged} merged); "
+                      f"`nonseq knowledge review {topic_id}`")
 
 
 def demo(

@@ -89,11 +89,23 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
+@cache
+def quiet_fastembed() -> None:
+    """Silence fastembed's own log lines (loguru `ERROR ...`): nonseq reports failures in one line."""
+    try:
+        from loguru import logger
+    except ImportError:  # pragma: no cover - fastembed brings loguru
+        return
+    logger.disable("fastembed")
+
+
 class FastEmbedEmbedder:
     """fastembed ONNX embedder; by default the bundled int8 all-MiniLM-L6-v2, fully offline."""
 
     def __init__(self, settings: EmbeddingSettings) -> None:
         from fastembed import TextEmbedding
+
+        quiet_fastembed()
 
         self.batch_size = settings.batch_size
         threads = settings.threads or None

@@ -46,6 +46,9 @@ class SparseEncoder:
         """The fastembed Bm25 model, built from local files only."""
         from fastembed.sparse.bm25 import Bm25
 
+        from nonseq.index.embed import quiet_fastembed
+
+        quiet_fastembed()
         empty_dir = tempfile.mkdtemp(prefix="nonseq-bm25-")
         return Bm25(
             "Qdrant/bm25",

@@ -75,6 +75,9 @@ class VectorStore:
 
         self.batch_size = batch_size
         self.location = url or str(path)
+        #: Bumped by every write (upsert, delete, drop): retrieval's cache key (see
+        #: nonseq.retrieval.pipeline.invalidate).
+        self.generation = 0
         self.remote = bool(url)
         try:
             if url:
@@ -147,6 +150,7 @@ class VectorStore:
                 vector[TRIGGER] = list(map(float, trigger[i]))
             points.append(models.PointStruct(id=chunk.point_id(), vector=vector,
                                              payload=chunk.to_payload()))
+        self.generation += 1
         for start in range(0, len(points), self.batch_size):
             self.client.upsert(name, points[start:start + self.batch_size], wait=True)
         return len(points)
@@ -174,12 +178,59 @@ class VectorStore:
 
         if not match:
             raise ValueError("refusing to delete without a filter")
+        self.generation += 1
         if self.exists(name):
             self.client.delete(name, points_selector=models.FilterSelector(filter=_filter(match)),
                                wait=True)
 
+    def delete_where(self, name: str, must: dict[str, Any], *,
+                     must_any: dict[str, Sequence[Any]] | None = None,
+                     must_not_any: dict[str, Sequence[Any]] | None = None) -> int:
+        """Delete points matching every `must` value, one of each `must_any` list and none of each
+        `must_not_any` list; returns how many went (0 for a missing collection)."""
+        from qdrant_client import models
+
+        if not must:
+            raise ValueError("refusing to delete without a filter")
+        if not self.exists(name):
+            return 0
+        cond = models.FieldCondition
+        flt = models.Filter(
+            must=[cond(key=k, match=models.MatchValue(value=v)) for k, v in must.items()]
+            + [cond(key=k, match=models.MatchAny(any=list(v))) for k, v in (must_any or {}).items()],
+            must_not=[cond(key=k, match=models.MatchAny(any=list(v)))
+                      for k, v in (must_not_any or {}).items()],
+        )
+        count = self.client.count(name, count_filter=flt, exact=True).count
+        if count:
+            self.generation = getattr(self, "generation", 0) + 1
+            self.client.delete(name, points_selector=models.FilterSelector(filter=flt), wait=True)
+        return count
+
+    def move(self, source: str, target: str, match: dict[str, Any],
+             payload: dict[str, Any] | None = None) -> int:
+        """Move matching points (vectors kept, payload keys updated) into another collection.
+
+        The copy is written before the originals are deleted, so an interruption loses nothing.
+        """
+        from qdrant_client import models
+
+        points = self.scroll_all(source, match, vectors=True)
+        if not points:
+            return 0
+        meta = self.metadata(source)
+        self.ensure(target, int(meta["dim"]), str(meta["model"]), trigger=bool(meta.get("trigger")))
+        structs = [models.PointStruct(id=p.id, vector=p.vectors,
+                                      payload={**p.chunk.to_payload(), **(payload or {})})
+                   for p in points]
+        for start in range(0, len(structs), self.batch_size):
+            self.client.upsert(target, structs[start:start + self.batch_size], wait=True)
+        self.delete(source, match)
+        return len(structs)
+
     def drop(self, name: str) -> None:
         """Delete a whole collection."""
+        self.generation += 1
         if self.exists(name):
             self.client.delete_collection(name)
 

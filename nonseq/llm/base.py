@@ -171,6 +171,7 @@ class ChatBackend(ABC):
         temperature: float,
         schema: dict[str, Any] | None,
         on_token: TokenCallback | None,
+        constraint: Any = None,
     ) -> str:
         """Run one call with retries on connection errors (only while nothing was shown)."""
         from tenacity import (
@@ -189,7 +190,8 @@ class ChatBackend(ABC):
         )
         for attempt in retrying:
             with attempt:
-                return self._attempt(messages, limit, temperature, schema, on_token)
+                return self._attempt(messages, limit, temperature, schema, on_token,
+                                     constraint)
         raise BackendError(f"{self.name}: no answer")  # pragma: no cover - tenacity reraises
 
     def _attempt(
@@ -199,6 +201,7 @@ class ChatBackend(ABC):
         temperature: float,
         schema: dict[str, Any] | None,
         on_token: TokenCallback | None,
+        constraint: Any = None,
     ) -> str:
         """One streamed call: filter think text, enforce the deadline, collect the pieces."""
         deadline = time.monotonic() + self.settings.timeout
@@ -211,8 +214,10 @@ class ChatBackend(ABC):
                 if on_token is not None:
                     on_token(text)
 
+        # A decoding constraint (llama.cpp's cited sentences) goes only to backends that take one.
+        extra = {"constraint": constraint} if constraint is not None else {}
         stream = self._stream(messages, max_tokens=max_tokens, temperature=temperature,
-                              schema=schema)
+                              schema=schema, **extra)
         try:
             with contextlib.closing(stream):  # type: ignore[type-var]
                 for piece in stream:

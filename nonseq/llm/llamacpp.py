@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nonseq.errors import BackendError
-from nonseq.llm.base import ChatBackend
+from nonseq.llm.base import ChatBackend, Messages, TokenCallback, to_dicts
+from nonseq.llm.citedecode import CiteSpec, stream_cited
 
 if TYPE_CHECKING:
     from llama_cpp import Llama
@@ -61,6 +62,42 @@ def close_all() -> None:
 atexit.register(close_all)
 
 
+def cpu_has_amx() -> bool:
+    """True when the CPU advertises AMX tiles (Linux /proc/cpuinfo)."""
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as fh:
+            return any(line.startswith("flags") and " amx_tile" in line for line in fh)
+    except OSError:
+        return False
+
+
+@contextlib.contextmanager
+def _no_amx_repack() -> Iterator[None]:
+    """Load without llama.cpp's extra (repacking) weight buffers on AMX CPUs.
+
+    A native build routes Q4/Q8 matrix products to AMX tiles there, and a VM or sandbox that does
+    not enable the tiles kills the process with SIGILL at the first token (seen with
+    llama-cpp-python 0.3.36 on a Xeon with amx_tile). Plain AVX-512 kernels are used instead.
+    """
+    import llama_cpp.llama_cpp as low
+
+    original = low.llama_model_default_params
+    if not cpu_has_amx() or not hasattr(low.llama_model_params, "use_extra_bufts"):
+        yield
+        return
+
+    def params() -> Any:
+        value = original()
+        value.use_extra_bufts = False
+        return value
+
+    low.llama_model_default_params = params
+    try:
+        yield
+    finally:
+        low.llama_model_default_params = original
+
+
 def load_llama(
     path: str | Path,
     n_ctx: int,
@@ -82,8 +119,9 @@ def load_llama(
         if key not in _CACHE:
             extra: dict[str, Any] = {"embedding": True, "pooling_type": 1} if embedding else {}
             try:
-                llama = Llama(model_path=key[0], n_ctx=n_ctx, n_threads=n_threads,
-                              n_gpu_layers=gpu_layers, verbose=False, **extra)
+                with _no_amx_repack():
+                    llama = Llama(model_path=key[0], n_ctx=n_ctx, n_threads=n_threads,
+                                  n_gpu_layers=gpu_layers, verbose=False, **extra)
             except (ValueError, RuntimeError, OSError) as exc:
                 raise BackendError(
                     f"llamacpp: cannot load {path}: {str(exc).splitlines()[0][:160]}"
@@ -133,9 +171,17 @@ class LlamaCppLLM(ChatBackend):
         max_tokens: int,
         temperature: float,
         schema: dict[str, Any] | None,
+        constraint: CiteSpec | None = None,
     ) -> Iterator[str]:
-        """Stream a chat completion; JSON mode uses a grammar built from the schema."""
+        """Stream a chat completion (JSON mode: a grammar from the schema; or cited sentences)."""
         llama = self.llama()
+        if constraint is not None:
+            with generation_lock(llama):
+                yield from stream_cited(llama, messages, constraint, max_tokens=max_tokens,
+                                        temperature=temperature,
+                                        repeat_penalty=self.settings.repeat_penalty,
+                                        seed=self.settings.seed)
+            return
         kwargs: dict[str, Any] = {
             "messages": messages, "max_tokens": max_tokens,
             "temperature": temperature, "stream": True,
@@ -156,6 +202,19 @@ class LlamaCppLLM(ChatBackend):
                     f"{self.name}: {str(exc)[:200]} (shorten the prompt or raise "
                     "[llm] context_window)"
                 ) from None
+
+    def complete_cited(
+        self,
+        messages: Messages,
+        spec: CiteSpec,
+        *,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        on_token: TokenCallback | None = None,
+    ) -> str:
+        """A reply whose every sentence ends with ` [n].`, n among spec.numbers (streamed)."""
+        temp = self.settings.temperature if temperature is None else temperature
+        return self._generate(to_dicts(messages), max_tokens, temp, None, on_token, spec)
 
     def count_tokens(self, text: str) -> int:
         """Tokens by the model's own tokenizer."""

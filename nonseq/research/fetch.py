@@ -8,7 +8,8 @@ import html
 import re
 import ssl
 import time
-from collections.abc import AsyncIterator, Iterable
+import zlib
+from collections.abc import AsyncIterator, Iterable, Iterator
 from dataclasses import dataclass, field
 from email.message import Message
 from urllib.parse import urljoin, urlsplit
@@ -22,15 +23,11 @@ from nonseq.models import Outcome, Source
 from nonseq.research.domains import DomainRegistry, normalize_host
 from nonseq.research.robots import RobotsCache, origin_of
 from nonseq.research.ssrf import Guard, GuardRefusal, PinnedTransport, ResolveError, Resolver, pin_key
+from nonseq.userfiles import binary_kind, bom_codec
 
 TEXT_TYPES = frozenset({"text/html", "application/xhtml+xml", "text/plain"})
 REDIRECT_CODES = frozenset({301, 302, 303, 307, 308})
 ROBOTS_MAX_BYTES = 512_000
-_MAGIC = (
-    (b"%PDF-", "PDF document"), (b"\x89PNG", "PNG image"), (b"GIF8", "GIF image"),
-    (b"\xff\xd8\xff", "JPEG image"), (b"PK\x03\x04", "ZIP archive"), (b"\x1f\x8b", "gzip data"),
-    (b"\x7fELF", "executable"), (b"RIFF", "RIFF media"), (b"OggS", "Ogg media"),
-)
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([a-zA-Z0-9_.:-]+)""", re.I)
 _TITLE = re.compile(r"<title[^>]*>(.*?)</title\s*>", re.I | re.S)
 _HTML_START = re.compile(rb"^\s*(<!--.*?-->\s*)*<(!doctype\s+html|html|head|body)", re.I | re.S)
@@ -67,6 +64,80 @@ class _Stop(Exception):
         self.outcome, self.reason, self.status = outcome, reason, status
 
 
+# --- bounded decoding ---------------------------------------------------------------------------
+
+#: Largest piece a decoder hands on at once (a stacked gzip bomb never expands in one go).
+DECODE_STEP = 64 * 1024
+ACCEPT_ENCODING = "gzip, deflate"
+
+
+class _Inflater:
+    """One gzip or deflate layer, inflated in pieces of at most DECODE_STEP bytes."""
+
+    def __init__(self, coding: str) -> None:
+        self.coding = coding
+        self.obj: zlib._Decompress | None = None
+
+    def _new(self, head: bytes) -> zlib._Decompress:
+        """A decompressor for gzip, zlib-wrapped deflate or raw deflate (guessed from the head)."""
+        if self.coding != "deflate":
+            return zlib.decompressobj(16 + zlib.MAX_WBITS)
+        zlib_wrapped = len(head) >= 2 and head[0] & 0x0F == 8 and (head[0] << 8 | head[1]) % 31 == 0
+        return zlib.decompressobj(zlib.MAX_WBITS if zlib_wrapped else -zlib.MAX_WBITS)
+
+    def feed(self, data: bytes) -> Iterator[bytes]:
+        """Inflate `data`, yielding bounded pieces (gzip members may follow one another)."""
+        while data or self.obj is not None:
+            if self.obj is None:
+                self.obj = self._new(data)
+            elif self.obj.eof:
+                data = self.obj.unused_data + data
+                self.obj = None
+                if not data.startswith(b"\x1f\x8b"):  # trailing bytes after the last member
+                    return
+                continue
+            out = self.obj.decompress(data, DECODE_STEP)
+            data = self.obj.unconsumed_tail
+            if out:
+                yield out
+            if not data and len(out) < DECODE_STEP:
+                return
+
+
+class BodyDecoder:
+    """Undoes a Content-Encoding chain (e.g. "gzip, gzip") step by step with an output bound."""
+
+    def __init__(self, header: str, limit: int) -> None:
+        codings = [c.strip().lower() for c in header.split(",") if c.strip()]
+        self.layers: list[_Inflater] = []
+        for coding in reversed(codings):
+            if coding in ("gzip", "x-gzip", "deflate"):
+                self.layers.append(_Inflater("deflate" if coding == "deflate" else "gzip"))
+            elif coding != "identity":
+                raise _Stop(Outcome.WRONG_TYPE, f"unsupported Content-Encoding {coding!r}")
+        self.limit = limit
+        self.produced = [0] * (len(self.layers) + 1)
+
+    def feed(self, raw: bytes) -> Iterator[bytes]:
+        """Decoded pieces of a raw network chunk; _Stop(TOO_LARGE) past the limit at any layer."""
+        try:
+            yield from self._through(0, raw)
+        except zlib.error as exc:
+            raise _Stop(Outcome.ERROR, f"corrupt compressed body: {exc}") from None
+
+    def _through(self, layer: int, data: bytes) -> Iterator[bytes]:
+        """Push `data` through layers[layer:], counting every layer's output against the limit."""
+        self.produced[layer] += len(data)
+        if self.produced[layer] > self.limit:
+            raise _Stop(Outcome.TOO_LARGE, f"body larger than {self.limit} bytes once decoded (cut)")
+        if layer == len(self.layers):
+            if data:
+                yield data
+            return
+        for piece in self.layers[layer].feed(data):
+            yield from self._through(layer + 1, piece)
+
+
 # --- body checks --------------------------------------------------------------------------------
 
 
@@ -80,20 +151,6 @@ def _media_type(header: str) -> tuple[str, str]:
     return msg.get_content_type().lower(), str(charset).strip().lower() if charset else ""
 
 
-def binary_kind(head: bytes) -> str | None:
-    """What binary content the first bytes look like (None for text)."""
-    for magic, name in _MAGIC:
-        if head.startswith(magic):
-            return name
-    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return None
-    sample = head[:2048]
-    if b"\x00" in sample:
-        return "binary data"
-    controls = sum(1 for b in sample if b < 32 and b not in (9, 10, 12, 13, 27))
-    return "binary data" if sample and controls / len(sample) > 0.1 else None
-
-
 def _codec(name: str) -> str | None:
     """The Python codec for a charset label, None when unknown."""
     try:
@@ -104,10 +161,9 @@ def _codec(name: str) -> str | None:
 
 def decode_body(body: bytes, charset: str = "", is_html: bool = True) -> tuple[str, str]:
     """Decode a body: BOM, then the header charset, <meta charset>, UTF-8, else windows-1252."""
-    for bom, name in ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"),
-                      (codecs.BOM_UTF16_BE, "utf-16")):
-        if body.startswith(bom):
-            return body.decode(name, errors="replace"), name
+    bom = bom_codec(body)
+    if bom:
+        return body.decode(bom, errors="replace"), bom
     meta = _META_CHARSET.search(body[:4096]) if is_html else None
     for label in (charset, meta.group(1).decode("ascii", "ignore") if meta else ""):
         codec = _codec(label)
@@ -231,7 +287,7 @@ class Fetcher:
         """Headers sent with every request."""
         return {"User-Agent": self.settings.user_agent,
                 "Accept": "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.1",
-                "Accept-Language": "en;q=0.9,*;q=0.5"}
+                "Accept-Language": "en;q=0.9,*;q=0.5", "Accept-Encoding": ACCEPT_ENCODING}
 
     async def _fetch_one(self, url: str) -> FetchedPage:
         """Fetch one URL under the global limit; never raises (except cancellation)."""
@@ -364,24 +420,32 @@ class Fetcher:
             raise _Stop(Outcome.TOO_LARGE, f"Content-Length {declared} > {max_bytes} bytes",
                         response.status_code)
         chunks: list[bytes] = []
-        size = 0
-        async for chunk in response.aiter_bytes():
-            if page and not chunks:
-                media = _check_type(media, chunk[:2048], str(response.url))
-            chunks.append(chunk)
-            size += len(chunk)
-            if size > max_bytes:
-                if page:
-                    raise _Stop(Outcome.TOO_LARGE, f"body larger than {max_bytes} bytes (cut)",
-                                response.status_code)
-                chunks = [b"".join(chunks)[:max_bytes]]  # robots.txt: keep the first part
-                break
+        try:
+            media = await self._collect_body(response, media, max_bytes, page, chunks)
+        except _Stop as stop:
+            if stop.outcome is Outcome.TOO_LARGE:
+                stop.status = response.status_code
+            if page or stop.outcome is not Outcome.TOO_LARGE:
+                raise
+            chunks = [b"".join(chunks)[:max_bytes]]  # robots.txt: keep the first part
         body = b"".join(chunks)
         if not body:
             if page:
                 _check_type(media, b"", str(response.url))
             return _Answer(Outcome.EMPTY, "empty body", content_type=media)
         return _Answer(Outcome.FETCHED, body=body, content_type=media, charset=charset)
+
+    @staticmethod
+    async def _collect_body(response: httpx.Response, media: str, max_bytes: int, page: bool,
+                            chunks: list[bytes]) -> str:
+        """Append the decoded body to `chunks` (decoding raw bytes ourselves, bounded); the media type."""
+        decoder = BodyDecoder(response.headers.get("content-encoding", ""), max_bytes)
+        async for raw in response.aiter_raw():
+            for piece in decoder.feed(raw):
+                if page and not chunks:
+                    media = _check_type(media, piece[:2048], str(response.url))
+                chunks.append(piece)
+        return media
 
     async def _fetch_robots(self, robots_url: str) -> tuple[int | None, str]:
         """GET robots.txt through the same checks (without robots itself); (status, text)."""

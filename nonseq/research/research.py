@@ -30,6 +30,7 @@ from nonseq.models import Chunk, Outcome, Source, Stage, Topic
 from nonseq.research.chunking import Chunker, embed_text
 from nonseq.research.domains import registrable_domain
 from nonseq.research.extract import Extraction, Extractor, guess_content_type
+from nonseq.userfiles import DEFAULT_MAX_BYTES, read_text_file
 from nonseq.workspace import Workspace
 
 #: The domain recorded for the user's local files.
@@ -111,7 +112,7 @@ def run_research(
     """
     topic = queue.get_topic(ws.db, topic_ref)
     web = check_urls(urls)
-    local = [read_local(path) for path in files]
+    local = [read_local(path, ws.settings.research.max_file_bytes) for path in files]
     topic, resumed = _start(ws, topic)
     origin = origin or (USER_ORIGIN if web or local else SEARCH_ORIGIN)
     run = _Run(ws, topic, origin=origin, progress=progress, page_filter=page_filter)
@@ -121,8 +122,7 @@ def run_research(
     except KeyboardInterrupt:
         raise  # the topic stays in `researching`; the next run resumes it
     except Exception as exc:
-        message = " ".join(str(exc).split()) or type(exc).__name__
-        queue.move(ws.db, topic.id, Stage.FAILED, reason=f"research failed: {message}")
+        queue.fail(ws.db, topic.id, exc, prefix="research failed: ")
         raise
     brief = {k: v for k, v in run.summary.to_dict().items() if k not in ("domains", "stage")}
     queue.move(ws.db, topic.id, Stage.RESEARCHED, reason=_reason(run.summary), data=brief)
@@ -136,28 +136,29 @@ def check_urls(urls: Iterable[str]) -> list[str]:
     out: list[str] = []
     for url in urls:
         url = url.strip()
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
+        try:
+            parts = urlsplit(url)
+            host = parts.hostname
+        except ValueError as exc:
+            raise UsageError(f"not a valid URL: {url!r} ({exc})") from None
+        if parts.scheme not in ("http", "https") or not host:
             raise UsageError(f"not an http(s) URL: {url!r}")
         if url not in out:
             out.append(url)
     return out
 
 
-def read_local(path: str | Path) -> LocalPage:
+def read_local(path: str | Path, max_bytes: int = DEFAULT_MAX_BYTES) -> LocalPage:
     """A local HTML, Markdown or text file; a saved web page is cited by its canonical URL.
 
     Without a canonical (or og:url) link the page gets its file:// URL and domain 'local'.
     """
     file = Path(path).expanduser()
-    if not file.is_file():
-        raise UsageError(f"no such file: {path}")
     started = time.perf_counter()
-    data = file.read_bytes()
-    if b"\x00" in data[:4096]:
-        raise UsageError(f"not a text file (HTML, Markdown or plain text): {path}")
+    text = read_text_file(file, max_bytes, limit_name="[research] max_file_bytes",
+                          what="a text file (HTML, Markdown or plain text)")
     location = file.resolve().as_uri()
-    text = data.decode("utf-8", errors="replace")
+    data = text.encode("utf-8")
     kind = guess_content_type(file.name)
     canonical = _CANONICAL_RE.search(text[:200_000]) if "html" in kind else None
     url = canonical.group(1) if canonical else location
@@ -431,26 +432,14 @@ class _Run:
 
     def _remove_stale(self) -> None:
         """Delete the topic's points this run replaced but did not rewrite (nothing if it indexed none)."""
-        from qdrant_client import models
-
         if not self.summary.chunks:
             return
-        def match(key: str, value: Any) -> models.FieldCondition:
-            """An exact-match condition."""
-            return models.FieldCondition(key=key, match=models.MatchValue(value=value))
-
-        must = [match("topic_slug", self.topic.slug)]
-        must_not = [match(RUN_KEY, self.run_id)]
+        must_not: dict[str, list[Any]] = {RUN_KEY: [self.run_id]}
+        must_any: dict[str, list[Any]] = {}
         if self.origin in ADDITIVE:
-            must.append(models.FieldCondition(
-                key="url", match=models.MatchAny(any=sorted(self.indexed_urls))))
+            must_any["url"] = sorted(self.indexed_urls)
         else:
-            must_not.append(models.FieldCondition(key=ORIGIN_KEY,
-                                                  match=models.MatchAny(any=list(ADDITIVE))))
-        stale = models.Filter(must=must, must_not=must_not)
-        client = self.ws.store.client
-        self.summary.stale_removed = client.count(self.collection, count_filter=stale,
-                                                  exact=True).count
-        if self.summary.stale_removed:
-            client.delete(self.collection, points_selector=models.FilterSelector(filter=stale),
-                          wait=True)
+            must_not[ORIGIN_KEY] = list(ADDITIVE)
+        self.summary.stale_removed = self.ws.store.delete_where(
+            self.collection, {"topic_slug": self.topic.slug}, must_any=must_any,
+            must_not_any=must_not)

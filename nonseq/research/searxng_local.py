@@ -169,10 +169,17 @@ class LocalSearxng:
     def pid(self) -> int | None:
         """The pid from the pid file when that process still runs, else None."""
         try:
-            pid = int(self.pid_path.read_text().strip())
-        except (OSError, ValueError):
+            pid = int(self.pid_path.read_text().split()[0])
+        except (OSError, ValueError, IndexError):
             return None
         return pid if _pid_alive(pid) else None
+
+    def recorded_port(self) -> int | None:
+        """The port the running instance was started on (the pid file's second field), if any."""
+        try:
+            return int(self.pid_path.read_text().split()[1]) if self.pid() is not None else None
+        except (OSError, ValueError, IndexError):
+            return None
 
     def answering(self, timeout: float = 2.0) -> bool:
         """True when something on our URL answers /healthz."""
@@ -229,7 +236,7 @@ class LocalSearxng:
                 start_new_session=True,
             )
         _CHILDREN[proc.pid] = proc
-        self.pid_path.write_text(f"{proc.pid}\n")
+        self.pid_path.write_text(f"{proc.pid} {self.port}\n")
         return proc
 
     def _log_tail(self) -> str:

@@ -1,13 +1,23 @@
-"""The retrieval chain composed: retrieve(ws, topic) -> ContextPack, each step timed and recorded."""
+"""The retrieval chain composed: retrieve(ws, topic) -> ContextPack, each step timed and recorded.
+
+Within one process the pack is computed once per state: `retrieve` reuses it while the topic's
+research points, the knowledge, evergreen and persona collections and the [retrieval]/[rerank]
+settings are unchanged. Every store write (indexing, promotion, wipe) bumps the store's
+`generation` and so invalidates it; `invalidate(ws, topic)` drops it explicitly.
+"""
 
 from __future__ import annotations
 
 import time
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any
 
+from nonseq.index.store import EVERGREEN, knowledge_collection, persona_collection, research_collection
 from nonseq.models import Candidate, ContextPack, SourceKind, Topic
+from nonseq.research.prose import prose_score
 from nonseq.retrieval.dedup import dedup
 from nonseq.retrieval.fusion import fuse
 from nonseq.retrieval.normalize import finalize, group_weights, normalize
@@ -24,7 +34,17 @@ from nonseq.retrieval.sources import (
 from nonseq.retrieval.trust import STEP as TRUST
 from nonseq.retrieval.trust import apply_trust
 
-__all__ = ["retrieve", "fusion_method", "research_pool", "side_pool"]
+__all__ = ["retrieve", "fusion_method", "research_pool", "side_pool", "invalidate", "chain_runs"]
+
+#: Packs computed in this process, per store, by state key (see `state_key`).
+_CACHE: weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], ContextPack]] = (
+    weakref.WeakKeyDictionary())
+#: Packs kept per store (the oldest is dropped first).
+CACHE_SIZE = 8
+#: How many times the whole chain ran in this process (cache hits do not count).
+_RUNS = {"chain": 0}
+#: The prose step: a research chunk below this score is page furniture, never a fact.
+PROSE = "prose"
 
 
 @contextmanager
@@ -47,16 +67,17 @@ def fusion_method(ws: Any, reranker: Reranker) -> str:
 
 def research_pool(ws: Any, cands: list[Candidate], query_terms: list[str],
                   timings: dict[str, float], index: BM25Index | None = None,
-                  ) -> tuple[list[Candidate], list[Candidate]]:
-    """BM25 over every chunk, x trust, dedup while cutting to prerank_top: (pool, discarded)."""
+                  limit: int | None = None) -> tuple[list[Candidate], list[Candidate]]:
+    """BM25 over every chunk, x trust, dedup while cutting to `limit` (prerank_top): (pool, rest)."""
     s, sp = ws.settings.retrieval, ws.settings.sparse
+    limit = s.prerank_top if limit is None else limit
     with _timed(timings, "bm25"):
         ranked = prerank_bm25(cands, query_terms, tokenize=ws.sparse.tokenize, k1=sp.k1, b=sp.b,
                               index=index)
         ranked = apply_trust(ranked, key="bm25")
     with _timed(timings, "dedup"):
-        pool = dedup(ranked, s.dedup_threshold, key=TRUST, limit=s.prerank_top)
-    return pool, mark_rest(ranked, pool, f"below the pre-rank cut (top {s.prerank_top})")
+        pool = dedup(ranked, s.dedup_threshold, key=TRUST, limit=limit) if limit > 0 else []
+    return pool, mark_rest(ranked, pool, f"below the pre-rank cut (top {limit})")
 
 
 def side_pool(cands: list[Candidate], threshold: float) -> tuple[list[Candidate], list[Candidate]]:
@@ -68,27 +89,121 @@ def side_pool(cands: list[Candidate], threshold: float) -> tuple[list[Candidate]
 
 def _gather(ws: Any, topic: Topic, pack: ContextPack, query_terms: list[str],
             query_vec: Any) -> list[Candidate]:
-    """Research, knowledge and evergreen candidates up to the rerank; fills pack.discarded."""
+    """The rerank pool (at most prerank_top): knowledge, evergreen, then research fills the rest."""
     s = ws.settings.retrieval
     with _timed(pack.timings, "scroll"):
         research = research_candidates(ws, topic)
     if not research:
         pack.notes.append(f"no research chunks for {topic.slug} yet: run research first")
-    pool, dropped = research_pool(ws, research, query_terms, pack.timings)
-    pack.discarded.extend(dropped)
+    side_kept: list[Candidate] = []
     with _timed(pack.timings, "knowledge"):
         side = (knowledge_candidates(ws, topic, query_terms, query_vec)
                 + evergreen_candidates(ws, topic, query_terms, query_vec))
         for group in (SourceKind.KNOWLEDGE, SourceKind.EVERGREEN):
             kept, gone = side_pool([c for c in side if c.group == group], s.dedup_threshold)
-            pool.extend(kept)
+            side_kept.extend(kept)
             pack.discarded.extend(gone)
-    return pool
+    cap = s.prerank_top
+    pack.discarded.extend(mark_rest(side_kept, side_kept[:cap], f"beyond the rerank pool ({cap})"))
+    side_kept = side_kept[:cap]
+    pool, dropped = research_pool(ws, research, query_terms, pack.timings,
+                                  limit=cap - len(side_kept))
+    pack.discarded.extend(dropped)
+    return pool + side_kept
+
+
+def mark_prose(cands: list[Candidate], minimum: float) -> list[Candidate]:
+    """Record `prose` on research chunks; those below `minimum` are dropped as page furniture."""
+    facts = []
+    for cand in cands:
+        if cand.group is SourceKind.RESEARCH:
+            score = prose_score(cand.chunk.text)
+            cand.record(PROSE, score)
+            if score < minimum:
+                cand.dropped = f"not prose (score {score:.2f} < {minimum:g}): links, menus or bylines"
+                continue
+        facts.append(cand)
+    return facts
+
+
+def score_pool(ws: Any, pool: list[Candidate], query: str, reranker: Reranker,
+               timings: dict[str, float]) -> list[Candidate]:
+    """Rerank the pool, fuse with the pre-rank, normalise per group and score `final`."""
+    s, rr = ws.settings.retrieval, ws.settings.rerank
+    with _timed(timings, "rerank"):
+        pool = rerank(pool, reranker, query)
+    with _timed(timings, "normalize"):
+        pool = fuse(pool, prior=TRUST, method=fusion_method(ws, reranker),
+                    weight=rr.fusion_weight, k=rr.fusion_k)
+        pool = normalize(pool, key="fused", enabled=s.normalize)
+        return finalize(pool, group_weights(s), trust_prior=s.trust_prior)
+
+
+def choose(ws: Any, pool: list[Candidate]) -> tuple[list[Candidate], list[Candidate]]:
+    """The facts (research + knowledge, prose only) and the evergreen background of a scored pool."""
+    s = ws.settings.retrieval
+    facts = mark_prose([c for c in pool if c.group in (SourceKind.RESEARCH, SourceKind.KNOWLEDGE)],
+                       s.prose_min)
+    return (select(facts, s.final_top, s.per_url_max),
+            select([c for c in pool if c.group == SourceKind.EVERGREEN], s.evergreen_top,
+                   label="evergreen_top"))
+
+
+def state_key(ws: Any, topic: Topic) -> tuple[Any, ...]:
+    """What a pack depends on: the topic's query, point counts, store writes and the settings."""
+    store, cat, st = ws.store, topic.category, ws.settings
+    counts = (store.count(research_collection(cat), {"topic_slug": topic.slug}),
+              store.count(knowledge_collection(cat)), store.count(EVERGREEN, {"category": cat}),
+              store.count(persona_collection(topic.persona)) if topic.persona else 0)
+    config = tuple(getattr(st, name).model_dump_json()
+                   for name in ("retrieval", "rerank", "sparse", "embedding"))
+    return (topic.slug, cat, topic.query, topic.focus, topic.persona, store.generation, counts,
+            config, ws.reranker.name)
+
+
+def invalidate(ws: Any, topic: Topic | str | None = None) -> None:
+    """Forget cached packs of a workspace: one topic's (object or slug), or all of them."""
+    packs = _CACHE.get(ws.store)
+    if not packs:
+        return
+    slug = topic.slug if isinstance(topic, Topic) else topic
+    for key in [k for k in packs if slug is None or k[0] == slug]:
+        del packs[key]
+
+
+def chain_runs() -> int:
+    """How many times the whole chain ran in this process (for tests and benchmarks)."""
+    return _RUNS["chain"]
+
+
+def _copy(pack: ContextPack, topic: Topic) -> ContextPack:
+    """A copy whose candidates and lists callers may change freely (vectors are shared)."""
+    twins: dict[int, Candidate] = {}
+
+    def twin(cand: Candidate) -> Candidate:
+        if id(cand) not in twins:
+            twins[id(cand)] = replace(cand, scores=dict(cand.scores), notes=list(cand.notes))
+        return twins[id(cand)]
+
+    lists = {name: [twin(c) for c in getattr(pack, name)]
+             for name in ("pool", "research", "evergreen", "voice", "discarded")}
+    return replace(pack, topic=topic, timings=dict(pack.timings), notes=list(pack.notes), **lists)
 
 
 def retrieve(ws: Any, topic: Topic) -> ContextPack:
+    """The topic's context pack: the cached one for an unchanged state, else a fresh chain run."""
+    key = state_key(ws, topic)
+    packs = _CACHE.setdefault(ws.store, {})
+    pack = packs.pop(key, None) or run_chain(ws, topic)
+    packs[key] = pack  # the newest last: the oldest is dropped first
+    while len(packs) > CACHE_SIZE:
+        del packs[next(iter(packs))]
+    return _copy(pack, topic)
+
+
+def run_chain(ws: Any, topic: Topic) -> ContextPack:
     """Run the whole chain for a topic and return its context pack (see docs/retrieval.md)."""
-    s, rr = ws.settings.retrieval, ws.settings.rerank
+    _RUNS["chain"] += 1
     query = topic.query
     pack = ContextPack(topic=topic, query=query)
     query_terms = ws.sparse.tokenize(query)
@@ -99,20 +214,14 @@ def retrieve(ws: Any, topic: Topic) -> ContextPack:
     pack.reranker, pack.reranker_offline = reranker.name, reranker.offline
     if reranker.note:
         pack.notes.append(reranker.note)
-    with _timed(pack.timings, "rerank"):
-        pool = rerank(pool, reranker, query)
-    with _timed(pack.timings, "normalize"):
-        pool = fuse(pool, prior=TRUST, method=fusion_method(ws, reranker),
-                    weight=rr.fusion_weight, k=rr.fusion_k)
-        pool = normalize(pool, key="fused", enabled=s.normalize)
-        pool = finalize(pool, group_weights(s), trust_prior=s.trust_prior)
+    pool = score_pool(ws, pool, query, reranker, pack.timings)
     with _timed(pack.timings, "select"):
-        facts = [c for c in pool if c.group in (SourceKind.RESEARCH, SourceKind.KNOWLEDGE)]
-        pack.research = select(facts, s.final_top, s.per_url_max)
-        pack.evergreen = select([c for c in pool if c.group == SourceKind.EVERGREEN],
-                                s.evergreen_top, label="evergreen_top")
+        pack.research, pack.evergreen = choose(ws, pool)
     pack.pool = pool
     with _timed(pack.timings, "persona"):
         focus_vec = ws.embedder.embed_query(topic.focus) if topic.focus else query_vec
         pack.voice = persona_voice(ws, topic, focus_vec)
+    if topic.persona and not pack.voice and ws.settings.retrieval.persona_top:
+        pack.notes.append(f"persona {topic.persona!r} is not loaded (run `nonseq persona load "
+                          f"{topic.persona}`): the prompt uses the first voices of its file, unranked")
     return pack

@@ -164,6 +164,9 @@ class FastEmbedReranker:
             from fastembed.rerank.cross_encoder import TextCrossEncoder
         except ImportError:  # pragma: no cover - fastembed is a core dependency
             raise BackendError("fastembed is not installed") from None
+        from nonseq.index.embed import quiet_fastembed
+
+        quiet_fastembed()
         path = settings.model_path or (str(_hf_snapshot(settings.model) or ""))
         if not path and not os.environ.get("FASTEMBED_CACHE_PATH"):
             raise BackendError(f"{settings.model} is not in a local cache")
@@ -262,6 +265,11 @@ def build_reranker(settings: RerankSettings, embedder: Any, *, warn: bool = True
         return NullReranker(offline=True, note=note)
     _LOADED[key] = loaded
     return loaded
+
+
+def fell_back(settings: RerankSettings, reranker: Reranker) -> bool:
+    """True when the configured model could not be loaded and a fallback runs instead."""
+    return reranker.offline and settings.backend in ("cross-encoder", "fastembed")
 
 
 def rerank(candidates: Sequence[Candidate], reranker: Reranker, query: str) -> list[Candidate]:

@@ -1,0 +1,48 @@
+"""Hand-written knowledge: a person's text is chunked, shown, and promoted directly (no review)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nonseq.db import transaction
+from nonseq.errors import UsageError
+from nonseq.knowledge import records
+from nonseq.knowledge.promote import promote_facts
+from nonseq.knowledge.records import HUMAN, FactRecord
+from nonseq.models import FactStatus
+
+
+def preview_text(ws: Any, text: str) -> list[str]:
+    """The chunks hand-written text becomes (the research chunker's windows)."""
+    from nonseq.research.chunking import Chunker
+
+    if not text.strip():
+        raise UsageError("no text to add")
+    embedder = ws.embedder
+    rs = ws.settings.research
+    chunker = Chunker(embedder.count_tokens, rs.chunk_tokens, rs.chunk_overlap, embedder.max_tokens)
+    return chunker.split(text.strip())
+
+
+def add_text(ws: Any, text: str, *, category: str, topic_slug: str | None = None,
+             evergreen: bool = False, title: str = "", url: str = "") -> int:
+    """Promote a person's text into knowledge_{category} (or evergreen); returns the points stored."""
+    if category not in ws.categories:
+        raise UsageError(f"unknown category {category!r} (allowed: {', '.join(ws.categories)})")
+    if not evergreen and not topic_slug:
+        raise UsageError("give a topic slug (--topic SLUG) or --evergreen")
+    row = ws.db.execute("SELECT id FROM topics WHERE slug=?", (topic_slug or "",)).fetchone()
+    chunks = preview_text(ws, text)
+    vectors = ws.embedder.embed(chunks)
+    facts = []
+    with transaction(ws.db):
+        for chunk, vector in zip(chunks, vectors, strict=True):
+            fact = FactRecord(text=chunk, category=category,
+                              kind="evergreen" if evergreen else "topic",
+                              topic_id=row["id"] if row else None, topic_slug=topic_slug or "",
+                              url=url, title=title, domain="local" if url else "", quote=chunk,
+                              quote_start=-1, extractor=HUMAN, status=FactStatus.KEPT.value,
+                              fetched_at=records.now())
+            records.insert(ws.db, fact, vector, ws.embedder.name)
+            facts.append(fact)
+    return promote_facts(ws, facts)

@@ -1,0 +1,217 @@
+"""Fact records in SQLite: the row type, reads, inserts and status moves (each decision timed)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from nonseq.db import now, transaction
+from nonseq.errors import NotFoundError, UsageError
+from nonseq.models import FactStatus
+
+KINDS = ("topic", "evergreen")
+STATUSES = tuple(str(s) for s in FactStatus)
+#: Statuses a fact can be promoted from.
+PROMOTABLE = (FactStatus.KEPT, FactStatus.EDITED)
+#: Statuses whose facts absorb near-duplicates as corroborating sources.
+LIVE = (FactStatus.PENDING, FactStatus.KEPT, FactStatus.EDITED, FactStatus.PROMOTED)
+#: The extractor name of facts picked verbatim from the page; of hand-written text.
+EXTRACTIVE, HUMAN = "extractive", "human"
+
+
+@dataclass
+class FactRecord:
+    """A fact under review or in the knowledge base, with the evidence that stays after the wipe."""
+
+    text: str
+    category: str
+    id: int | None = None
+    uid: str = ""
+    kind: str = "topic"
+    topic_id: int | None = None
+    topic_slug: str = ""
+    url: str = ""
+    title: str = ""
+    domain: str = ""
+    published: str = ""
+    fetched_at: str = ""
+    quote: str = ""
+    quote_start: int = -1
+    quote_end: int = -1
+    extractor: str = ""
+    support: float | None = None
+    flags: list[str] = field(default_factory=list)
+    status: str = FactStatus.PENDING.value
+    original_text: str = ""
+    decisions: list[dict[str, Any]] = field(default_factory=list)
+    corroborations: list[dict[str, Any]] = field(default_factory=list)
+    point_id: str = ""
+    collection: str = ""
+    created_at: str = ""
+    updated_at: str = ""
+
+    @property
+    def sources(self) -> int:
+        """How many sources back the fact (its own plus the corroborating ones)."""
+        return 1 + len(self.corroborations)
+
+    @property
+    def evergreen(self) -> bool:
+        """True for background knowledge that is not tied to the topic."""
+        return self.kind == "evergreen"
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (`topic` is the topic's slug)."""
+        data = asdict(self)
+        data["topic"] = self.topic_slug
+        data["sources"] = self.sources
+        return data
+
+
+_COLUMNS = ("uid", "topic_id", "topic_slug", "category", "kind", "text", "original_text", "url",
+            "title", "domain", "published", "fetched_at", "quote", "quote_start", "quote_end",
+            "extractor", "support", "flags", "status", "decisions", "corroborations", "point_id",
+            "collection", "created_at", "updated_at")
+_JSON = ("flags", "decisions", "corroborations")
+
+
+def _from_row(row: sqlite3.Row) -> FactRecord:
+    """A record from a facts row."""
+    data = {k: row[k] for k in _COLUMNS}
+    for key in _JSON:
+        data[key] = json.loads(data[key] or "[]")
+    return FactRecord(id=row["id"], **data)
+
+
+def _values(fact: FactRecord) -> list[Any]:
+    """Column values of a record, JSON fields serialised."""
+    out = []
+    for key in _COLUMNS:
+        value = getattr(fact, key)
+        out.append(json.dumps(value, ensure_ascii=False) if key in _JSON else value)
+    return out
+
+
+def check_kind(kind: str) -> str:
+    """The kind, or a UsageError naming the allowed ones."""
+    if kind not in KINDS:
+        raise UsageError(f"unknown kind {kind!r} (one of {', '.join(KINDS)})")
+    return kind
+
+
+def check_status(status: str) -> str:
+    """The status, or a UsageError naming the allowed ones."""
+    if status not in STATUSES:
+        raise UsageError(f"unknown status {status!r} (one of {', '.join(STATUSES)})")
+    return status
+
+
+def insert(conn: sqlite3.Connection, fact: FactRecord, vector: np.ndarray | None = None,
+           model: str = "") -> int:
+    """Insert a fact (inside the caller's transaction); returns its id."""
+    stamp = now()
+    fact.uid = fact.uid or uuid.uuid4().hex
+    fact.created_at = fact.created_at or stamp
+    fact.updated_at = fact.updated_at or stamp
+    if not fact.decisions:
+        fact.decisions = [{"status": fact.status, "at": stamp}]
+    cols = ", ".join((*_COLUMNS, "vector", "vector_model"))
+    marks = ", ".join("?" * (len(_COLUMNS) + 2))
+    blob = np.asarray(vector, dtype=np.float32).tobytes() if vector is not None else None
+    cur = conn.execute(f"INSERT INTO facts ({cols}) VALUES ({marks})",
+                       (*_values(fact), blob, model if vector is not None else ""))
+    fact.id = int(cur.lastrowid or 0)
+    return fact.id
+
+
+def update(conn: sqlite3.Connection, fact: FactRecord, vector: np.ndarray | None = None,
+           model: str = "") -> None:
+    """Write a record's fields back (and its vector when given), inside the caller's transaction."""
+    fact.updated_at = now()
+    sets = ", ".join(f"{k}=?" for k in _COLUMNS)
+    conn.execute(f"UPDATE facts SET {sets} WHERE id=?", (*_values(fact), fact.id))
+    if vector is not None:
+        conn.execute("UPDATE facts SET vector=?, vector_model=? WHERE id=?",
+                     (np.asarray(vector, dtype=np.float32).tobytes(), model, fact.id))
+
+
+def decide(fact: FactRecord, status: str, note: str = "") -> None:
+    """Move a record to a status and log the decision with its time."""
+    fact.status = str(status)
+    entry = {"status": fact.status, "at": now()}
+    if note:
+        entry["note"] = note
+    fact.decisions.append(entry)
+
+
+def get(conn: sqlite3.Connection, fact_id: int) -> FactRecord:
+    """One fact by id, or NotFoundError."""
+    row = conn.execute("SELECT * FROM facts WHERE id=?", (int(fact_id),)).fetchone()
+    if row is None:
+        raise NotFoundError(f"no fact #{fact_id} (see `nonseq knowledge list`)")
+    return _from_row(row)
+
+
+def get_many(conn: sqlite3.Connection, ids: Sequence[int]) -> list[FactRecord]:
+    """Facts by id, in the order given; NotFoundError names the first missing one."""
+    return [get(conn, i) for i in dict.fromkeys(int(i) for i in ids)]
+
+
+def select(conn: sqlite3.Connection, *, statuses: Iterable[str] | None = None,
+           topic_id: int | None = None, category: str | None = None) -> list[FactRecord]:
+    """Facts matching every filter given, oldest first."""
+    where, args = [], []
+    if statuses is not None:
+        wanted = [str(s) for s in statuses]
+        where.append(f"status IN ({', '.join('?' * len(wanted))})")
+        args.extend(wanted)
+    if topic_id is not None:
+        where.append("topic_id=?")
+        args.append(int(topic_id))
+    if category is not None:
+        where.append("category=?")
+        args.append(category)
+    sql = "SELECT * FROM facts" + (f" WHERE {' AND '.join(where)}" if where else "") + " ORDER BY id"
+    return [_from_row(r) for r in conn.execute(sql, args)]
+
+
+def vectors(conn: sqlite3.Connection, category: str, model: str) -> tuple[list[int], list[str],
+                                                                         np.ndarray | None]:
+    """(ids, statuses, matrix) of the category's facts embedded with `model` (for dedup)."""
+    rows = conn.execute("SELECT id, status, vector FROM facts WHERE category=? AND vector_model=?"
+                        " AND vector IS NOT NULL ORDER BY id", (category, model)).fetchall()
+    if not rows:
+        return [], [], None
+    matrix = np.stack([np.frombuffer(r["vector"], dtype=np.float32) for r in rows])
+    return [r["id"] for r in rows], [r["status"] for r in rows], matrix
+
+
+def uids(conn: sqlite3.Connection) -> set[str]:
+    """Every fact uid in the workspace."""
+    return {r[0] for r in conn.execute("SELECT uid FROM facts")}
+
+
+def extracted_urls(conn: sqlite3.Connection, topic_id: int) -> set[str]:
+    """URLs of the topic whose extraction finished."""
+    rows = conn.execute("SELECT url FROM fact_extractions WHERE topic_id=?", (int(topic_id),))
+    return {r[0] for r in rows}
+
+
+def mark_extracted(conn: sqlite3.Connection, topic_id: int, url: str, extractor: str,
+                   facts: int, merged: int) -> None:
+    """Record a finished page (inside the caller's transaction, with its facts)."""
+    conn.execute("INSERT OR REPLACE INTO fact_extractions VALUES (?, ?, ?, ?, ?, ?)",
+                 (int(topic_id), url, extractor, facts, merged, now()))
+
+
+def save(conn: sqlite3.Connection, facts: Sequence[FactRecord]) -> None:
+    """Write several records back in one transaction."""
+    with transaction(conn):
+        for fact in facts:
+            update(conn, fact)

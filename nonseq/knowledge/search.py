@@ -1,0 +1,60 @@
+"""Searching the knowledge base (the same hybrid retrieval the writer gets) and its figures."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from nonseq.index.store import EVERGREEN, knowledge_collection
+from nonseq.knowledge import records
+from nonseq.models import SourceKind
+
+
+def _collections(ws: Any, category: str | None) -> list[tuple[str, dict[str, Any] | None, SourceKind]]:
+    """(collection, filter, group) to search: one category's, or every knowledge collection."""
+    if category is not None:
+        return [(knowledge_collection(category), None, SourceKind.KNOWLEDGE),
+                (EVERGREEN, {"category": category}, SourceKind.EVERGREEN)]
+    names = [n for n in ws.store.collections() if n.startswith("knowledge_")]
+    return [(n, None, SourceKind.EVERGREEN if n == EVERGREEN else SourceKind.KNOWLEDGE)
+            for n in names]
+
+
+def search_knowledge(ws: Any, query: str, *, category: str | None = None,
+                     limit: int = 10) -> list[dict[str, Any]]:
+    """The knowledge points closest to the query (dense + BM25 fused by RRF), best first."""
+    from nonseq.retrieval.sources import HYBRID, collection_candidates
+
+    terms = ws.sparse.tokenize(query)
+    vec = ws.embedder.embed_query(query)
+    found = []
+    for name, match, group in _collections(ws, category):
+        found += collection_candidates(ws, name, match, group, query, terms, vec, limit)
+    found.sort(key=lambda c: -c.scores.get(HYBRID, 0.0))
+    return [{"fact_id": c.chunk.extra.get("fact_id"), "score": round(c.scores.get(HYBRID, 0.0), 5),
+             "kind": "evergreen" if c.group is SourceKind.EVERGREEN else "topic",
+             "category": c.chunk.category, "topic": c.chunk.topic_slug, "url": c.chunk.url,
+             "title": c.chunk.title, "text": c.chunk.text, "quote": c.chunk.extra.get("quote", ""),
+             "support": c.chunk.extra.get("support")}
+            for c in found[:limit]]
+
+
+def extractor_family(extractor: str) -> str:
+    """llm, extractive or human."""
+    return extractor if extractor in (records.EXTRACTIVE, records.HUMAN) else "llm"
+
+
+def knowledge_stats(ws: Any) -> dict[str, Any]:
+    """Facts by status, kind, extractor and category, and the points in each knowledge collection."""
+    facts = records.select(ws.db)
+    live = [f for f in facts if f.status != "deleted"]
+    points = {n: ws.store.count(n) for n in ws.store.collections() if n.startswith("knowledge_")}
+    return {
+        "facts": len(facts),
+        "by_status": dict(Counter(f.status for f in facts)),
+        "by_kind": dict(Counter(f.kind for f in live)),
+        "by_extractor": dict(Counter(extractor_family(f.extractor) for f in live)),
+        "by_category": dict(Counter(f.category for f in live)),
+        "corroborated": sum(1 for f in live if f.corroborations),
+        "points": points,
+    }

@@ -1,0 +1,95 @@
+"""The Night run menu: what would run, run it with progress, then the summary and the report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.markdown import Markdown
+from rich.markup import escape
+
+from nonseq.menus.ui import MenuContext, choose, console, pause, run_action
+
+NIGHT = [("r", "Run it now"), ("l", "Show the last morning report")]
+
+
+def plan(ws: Any) -> list[Any]:
+    """The topics a night run would take, in order (`nonseq night` picks the same)."""
+    from nonseq.night import plan as night_plan
+
+    cfg = ws.settings.night
+    return night_plan(ws, cfg.retries)[: cfg.max_topics]
+
+
+def run(ctx: MenuContext) -> None:
+    """Show the plan; run it, or show the last report."""
+    while True:
+        topics = run_action(ctx, plan, name="night plan", lock=False)
+        if topics is None:
+            return
+        if topics:
+            console.print(f"[bold]A night run would write {len(topics)} topic(s), in this order:[/bold]")
+            for t in topics:
+                console.print(f"  #{t.id} {escape(t.title)} ({t.stage}, priority {t.priority})")
+        else:
+            console.print("nothing to run: no queued or unfinished topics")
+        key = choose("Night run", NIGHT if topics else NIGHT[1:])
+        if key is None:
+            return
+        if key == "r":
+            run_now(ctx, len(topics))
+        else:
+            last_report(ctx)
+
+
+def run_now(ctx: MenuContext, total: int) -> None:
+    """Run the night with a topics-done bar and the current step (`nonseq night`)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from nonseq.commands.night_cmd import _print_summary
+
+    def go(ws: Any) -> Any:
+        from nonseq.night import run_night
+
+        with Progress(TextColumn("topics"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                      TextColumn("{task.fields[step]}"), console=console) as bars:
+            task = bars.add_task("night", total=total, step="")
+
+            def live(kind: str, data: Any) -> None:
+                if kind == "step":
+                    bars.update(task, step=escape(f"{data[0]}: {data[1]}"[:70]))
+                else:
+                    bars.update(task, advance=1)
+                    bars.console.print(f"{escape(data.topic)}: {data.outcome}")
+
+            return run_night(ws, None, on_event=live)
+
+    summary = run_action(ctx, go, name="night")
+    if summary is not None:
+        _print_summary(summary)
+        show_report(Path(summary.report))
+    pause()
+
+
+def show_report(path: Path) -> None:
+    """The morning report (Markdown) rendered in the terminal."""
+    if path.is_file():
+        console.print(Markdown(path.read_text(encoding="utf-8")))
+
+
+def last_report(ctx: MenuContext) -> None:
+    """The newest morning report in articles/reports."""
+
+    def newest(ws: Any) -> Path | None:
+        from nonseq.night_report import reports_dir
+
+        found = sorted(reports_dir(ws).glob("night-*.md"), key=lambda p: p.stat().st_mtime)
+        return found[-1] if found else None
+
+    path = run_action(ctx, newest, name="night report", lock=False)
+    if path is None:
+        console.print("no night run yet")
+    else:
+        console.print(f"[bold]{escape(str(path))}[/bold]")
+        show_report(path)
+    pause()

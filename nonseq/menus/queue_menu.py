@@ -1,0 +1,291 @@
+"""The Queue menu: the queue as a table, add a topic, and everything done to one topic.
+
+Each action calls the service its command calls (the command is named in the label's comment).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.markup import escape
+from rich.table import Table
+
+from nonseq.menus.ui import MenuContext, ask, ask_int, choose, confirm, console, pause, pick_from, run_action
+
+QUEUE = [("a", "Add a topic"), ("t", "Choose a topic"), ("f", "Refresh")]
+TOPIC = [("i", "Inspect the context pack"), ("r", "Research …"), ("g", "Gate"), ("w", "Write"),
+         ("s", "Show details and history"), ("e", "Edit"), ("t", "Retry (failed or insufficient)"),
+         ("d", "Remove")]
+RESEARCH = [("1", "Research (search the web)"), ("2", "Add own sources (URLs and files)"),
+            ("3", "Uber Research (find and fill the gaps)")]
+
+
+def queue_table(rows: list[dict[str, Any]]) -> Table:
+    """The queue as a table: id, title, category, stage, chunks, last verdict, priority."""
+    table = Table(title=f"Queue: {len(rows)} topic(s)", title_justify="left")
+    table.add_column("id", justify="right", no_wrap=True)
+    table.add_column("title", overflow="ellipsis", no_wrap=True, max_width=48)
+    for col in ("category", "stage"):
+        table.add_column(col, no_wrap=True)
+    table.add_column("chunks", justify="right", no_wrap=True)
+    table.add_column("verdict", no_wrap=True)
+    table.add_column("pri", justify="right", no_wrap=True)
+    for row in rows:
+        t = row["topic"]
+        table.add_row(str(t.id), escape(t.title), t.category, str(t.stage), str(row["chunks"]),
+                      row["verdict"] or "-", str(t.priority))
+    return table
+
+
+def _overview(ws: Any) -> list[dict[str, Any]]:
+    """The queue rows (SQLite only)."""
+    from nonseq import queue
+
+    return queue.overview(ws.db)
+
+
+def run(ctx: MenuContext) -> None:
+    """The queue menu loop."""
+    while True:
+        rows = run_action(ctx, _overview, name="queue list", lock=False)
+        if rows is None:
+            return
+        console.print(queue_table(rows) if rows else "[dim]the queue is empty: press a to add a topic[/dim]")
+        key = choose("Queue", QUEUE)
+        if key is None:
+            return
+        if key == "a":
+            add_topic(ctx)
+        elif key == "t" and rows:
+            topic_id = pick_from("Which topic?", [(r["topic"].id, f"#{r['topic'].id} {r['topic'].title} "
+                                                   f"({r['topic'].stage})") for r in rows])
+            if topic_id is not None:
+                topic_menu(ctx, topic_id)
+
+
+def _names(ws: Any) -> tuple[list[str], list[str], list[str]]:
+    """Categories, persona names and schema names for the add form."""
+    from nonseq.personas import list_personas
+    from nonseq.schemas import list_schemas
+
+    return ws.categories, [p.name for p in list_personas(ws)], [s.name for s in list_schemas(ws)]
+
+
+def add_topic(ctx: MenuContext) -> None:
+    """Ask for a topic's fields and queue it (`nonseq queue add`)."""
+    names = run_action(ctx, _names, name="queue add", lock=False)
+    if names is None:
+        return
+    categories, personas, schemas = names
+    title = ask("Title")
+    if not title:
+        return
+    category = pick_from("Category", [(c, c) for c in categories])
+    if category is None:
+        return
+    focus = ask("Focus (the article's angle, optional)")
+    if focus is None:
+        return
+    queries: list[str] = []
+    while (query := ask(f"Sub-query {len(queries) + 1} (empty: done)")):
+        queries.append(query)
+    priority = ask_int("Priority (higher runs first; empty: 0)") or 0
+    persona = pick_from("Persona", [("", "(none)")] + [(p, p) for p in personas]) if personas else ""
+    schema = pick_from("Schema", [(s, s) for s in schemas]) if schemas else "explainer"
+
+    def add(ws: Any) -> Any:
+        from nonseq import queue
+
+        return queue.add_topic(ws.db, title, category, ws.categories, focus=focus, sub_queries=queries,
+                               persona=persona or "", schema=schema or "explainer", priority=priority)
+
+    topic = run_action(ctx, add, name="queue add")
+    if topic is not None:
+        console.print(f"queued [bold]#{topic.id}[/bold] {topic.slug} ({topic.category})")
+
+
+def topic_menu(ctx: MenuContext, topic_id: int) -> None:
+    """What can be done to one topic; Esc goes back to the queue."""
+    from nonseq import queue
+
+    actions = {"i": inspect, "r": research_menu, "g": gate, "w": write, "s": show, "e": edit,
+               "t": retry, "d": remove}
+    while True:
+        topic = run_action(ctx, lambda ws: queue.get_topic(ws.db, topic_id), lock=False)
+        if topic is None:
+            return
+        key = choose(f"#{topic.id} {topic.title} — {topic.stage}", TOPIC)
+        if key is None:
+            return
+        if actions[key](ctx, topic_id) == "removed":
+            return
+
+
+def inspect(ctx: MenuContext, topic_id: int) -> None:
+    """The context pack (`nonseq inspect ID`)."""
+    from nonseq.commands.inspect_cmd import _print_pack
+
+    def show_pack(ws: Any) -> None:
+        from nonseq import queue
+        from nonseq.gate import quality_setup
+        from nonseq.retrieval.pipeline import retrieve
+
+        pack = retrieve(ws, queue.get_topic(ws.db, topic_id))
+        _print_pack(pack, False, quality_setup(pack, ws.settings.gate))
+
+    run_action(ctx, show_pack, name="inspect")
+    pause()
+
+
+def research_menu(ctx: MenuContext, topic_id: int) -> None:
+    """[r] research: [1] search, [2] own sources, [3] Uber Research."""
+    key = choose("Research", RESEARCH)
+    if key == "1":
+        research(ctx, topic_id)
+    elif key == "2":
+        own_sources(ctx, topic_id)
+    elif key == "3":
+        uber(ctx, topic_id)
+
+
+def research(ctx: MenuContext, topic_id: int, urls: list[str] | None = None,
+             files: list[str] | None = None) -> None:
+    """Search, fetch and index with progress bars (`nonseq research ID [--url] [--file]`)."""
+    from nonseq.commands.research_cmd import _print_summary, _ProgressView
+
+    def go(ws: Any) -> Any:
+        from nonseq.research.research import run_research
+
+        with _ProgressView() as view:
+            return run_research(ws, topic_id, urls=urls or [], files=files or [], progress=view)
+
+    summary = run_action(ctx, go, name="research")
+    if summary is not None:
+        _print_summary(summary)
+    pause()
+
+
+def own_sources(ctx: MenuContext, topic_id: int) -> None:
+    """Ask for URLs and files, then index them (`nonseq research ID --url U --file F`)."""
+    urls: list[str] = []
+    files: list[str] = []
+    while (entry := ask(f"URL or file path {len(urls) + len(files) + 1} (empty: done)")):
+        (urls if entry.startswith(("http://", "https://")) else files).append(entry)
+    if urls or files:
+        research(ctx, topic_id, urls, files)
+
+
+def uber(ctx: MenuContext, topic_id: int) -> None:
+    """Gap analysis, searches and indexing (`nonseq uber ID`)."""
+
+    def go(ws: Any) -> Any:
+        from nonseq.uber import run_uber
+
+        return run_uber(ws, topic_id, progress=lambda msg: console.print(f"[cyan]›[/cyan] {escape(msg)}"))
+
+    summary = run_action(ctx, go, name="uber")
+    if summary is not None:
+        for gap in summary.gaps:
+            console.print(f"  ? {escape(gap.question)}")
+        console.print(f"searched {summary.searched} quer(ies), {summary.fetched} page(s) fetched, "
+                      f"{summary.chunks_added} chunk(s) added; gate {summary.before.get('status')} → "
+                      f"{summary.after.get('status')}")
+    pause()
+
+
+def gate(ctx: MenuContext, topic_id: int) -> None:
+    """The suitability verdict (`nonseq gate ID`)."""
+    from nonseq.commands.gate_cmd import print_verdict
+
+    def go(ws: Any) -> Any:
+        from nonseq.gate import run_gate
+
+        return run_gate(ws, topic_id)
+
+    result = run_action(ctx, go, name="gate")
+    if result is not None:
+        topic, _pack, verdict = result
+        console.print(f"#{topic.id} {topic.slug} → {topic.stage}")
+        print_verdict(verdict)
+    pause()
+
+
+def write(ctx: MenuContext, topic_id: int | str, force: bool = False) -> None:
+    """Research if needed, gate, write and ground (`nonseq write ID`); THIN asks what to do."""
+    import sys
+
+    from nonseq.commands.write_cmd import _progress, print_result
+    from nonseq.menus.thin_prompt import ask_thin_choice
+
+    def go(ws: Any) -> Any:
+        from nonseq.writer import write_topic
+
+        return write_topic(ws, topic_id, decide=ask_thin_choice, progress=_progress(sys.stdout, False),
+                           force=force)
+
+    result = run_action(ctx, go, name="write")
+    if result is not None:
+        print_result(result)
+    pause()
+
+
+def show(ctx: MenuContext, topic_id: int) -> None:
+    """A topic's fields, history and sources (`nonseq queue show ID`)."""
+    from nonseq import queue
+    from nonseq.commands.queue_cmd import print_topic
+
+    def go(ws: Any) -> None:
+        topic = queue.get_topic(ws.db, topic_id)
+        print_topic(topic, queue.history(ws.db, topic.id), queue.list_sources(ws.db, topic))
+
+    run_action(ctx, go, name="queue show", lock=False)
+    pause()
+
+
+def edit(ctx: MenuContext, topic_id: int) -> None:
+    """Change title, focus, sub-queries or priority (`nonseq queue edit ID ...`)."""
+    from nonseq import queue
+
+    topic = run_action(ctx, lambda ws: queue.get_topic(ws.db, topic_id), lock=False)
+    if topic is None:
+        return
+    title = ask("Title", topic.title)
+    focus = None if title is None else ask("Focus", topic.focus)
+    queries = None if focus is None else ask("Sub-queries (separated by ;)", "; ".join(topic.sub_queries))
+    priority = None if queries is None else ask_int("Priority", topic.priority)
+    if priority is None:
+        console.print("nothing changed")
+        return
+    changes = {"title": title, "focus": focus, "priority": priority,
+               "sub_queries": [q.strip() for q in queries.split(";") if q.strip()]}
+    changes = {k: v for k, v in changes.items() if v != getattr(topic, k)}
+    if not changes:
+        console.print("nothing changed")
+        return
+    updated = run_action(ctx, lambda ws: queue.edit_topic(ws.db, topic_id, ws.categories, **changes),
+                         name="queue edit")
+    if updated is not None:
+        console.print(f"updated #{updated.id} {updated.slug}")
+
+
+def retry(ctx: MenuContext, topic_id: int) -> None:
+    """Reopen a failed or insufficient topic (`nonseq queue retry ID`)."""
+    from nonseq import queue
+
+    topic = run_action(ctx, lambda ws: queue.retry(ws.db, topic_id), name="queue retry")
+    if topic is not None:
+        console.print(f"#{topic.id} {topic.slug} → {topic.stage}")
+
+
+def remove(ctx: MenuContext, topic_id: int) -> str | None:
+    """Delete a topic and its research chunks after a confirmation (`nonseq queue remove ID`)."""
+    from nonseq import queue
+
+    if not confirm(f"Remove topic #{topic_id} and its research chunks?"):
+        return None
+    done = run_action(ctx, lambda ws: queue.delete_topic(ws, topic_id), name="queue remove")
+    if done is None:
+        return None
+    topic, removed = done
+    console.print(f"removed #{topic.id} {topic.slug} and {removed} research chunk(s)")
+    return "removed"

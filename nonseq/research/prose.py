@@ -1,0 +1,108 @@
+"""The one "is this prose?" test: link lists, navigation, bios, share lines and "related" blocks are not.
+
+A chunk of an article page is prose when most of its words sit in sentence-like lines (long enough,
+ending in sentence punctuation) and it carries few page-furniture phrases (share/subscribe, "related
+articles", "follow us", an author's bio). `prose_score` is in [0, 1]; `is_prose` compares it with
+PROSE_MIN. Used by retrieval (a penalty before selection, so furniture never becomes a fact) and by
+the knowledge base (fact extraction).
+"""
+
+from __future__ import annotations
+
+import re
+
+#: The score from which a text counts as prose.
+PROSE_MIN = 0.5
+#: Words a line needs to read as a sentence rather than a headline or a menu entry.
+SENTENCE_WORDS = 2
+#: Lines at least this long count as sentence-like even without end punctuation (a cut window).
+LONG_LINE_WORDS = 25
+
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
+#: Scripts written without spaces (CJK, kana, Thai): about two characters a word.
+_UNSPACED = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_SENTENCE_END = re.compile(r"[.!?…:;。！？][\"'”’»)\]]*$")
+#: A table row (tables are data, and data is a fact).
+_TABLE_ROW = re.compile(r"^\|.*\|$")
+#: A list item: "- x", "* x", "• x", "1) x", "1. x".
+_BULLET = re.compile(r"^(?:[-*•·]|\d{1,2}[.)])\s+")
+_URL = re.compile(r"https?://|www\.|\.com/|pic\.twitter", re.IGNORECASE)
+#: Share of capitalised words from which a short line reads as a headline (Title Case).
+TITLE_CASE = 0.6
+#: Page furniture: each match is evidence the text is not article prose.
+_FURNITURE = re.compile(
+    r"\b(?:share (?:this|on|via)|shares?\b(?= *(?:facebook|twitter|email|whatsapp|linkedin))"
+    r"|subscribe (?:to|now|for)|sign up (?:for|to)|newsletter|follow us|follow (?:him|her|them|me) on"
+    r"|related (?:articles?|stories|posts|content|coverage|topics)|you (?:may|might) also like"
+    r"|more (?:from|stories|on this)|read (?:more|next|also)|recommended (?:for you|stories)"
+    r"|most (?:popular|read|viewed)|trending (?:now|stories)|click here|all rights reserved"
+    r"|cookie (?:policy|settings|preferences)|(?:use|accept) (?:of )?cookies|privacy policy"
+    r"|terms of (?:use|service)|^advertisement$|sponsored content|skip to (?:main )?content"
+    r"|back to top|comments? \(\d+\)"
+    r"|leave a comment|photo: |image: |getty images|contributed to this report"
+    r"|(?:is|was) an? (?:senior |staff |freelance |contributing |deputy )?(?:reporter|writer|editor"
+    r"|correspondent|journalist|columnist|contributor) (?:for|at|with|based)"
+    r"|e-?mail (?:him|her|them) at|@\w{2,15}\b)",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+def _count_words(line: str) -> int:
+    """Words in a line (letters and digits; unspaced scripts count two characters a word)."""
+    unspaced = len(_UNSPACED.findall(line))
+    return len(_WORD.findall(line)) + unspaced // 2 - (1 if unspaced else 0)
+
+
+def _title_case(line: str) -> bool:
+    """True when most words of the line start with a capital (a headline, a menu entry)."""
+    found = [w for w in _WORD.findall(line) if w[0].isalpha()]
+    return bool(found) and sum(w[0].isupper() for w in found) / len(found) >= TITLE_CASE
+
+
+def _sentence_like(line: str, n_words: int) -> bool:
+    """True for running text, a table row, or a list item that is not a headline or a link."""
+    if n_words >= LONG_LINE_WORDS or _TABLE_ROW.match(line):
+        return True
+    if _BULLET.match(line):
+        return n_words >= 4 and not _URL.search(line) and not _title_case(line)
+    return n_words >= SENTENCE_WORDS and bool(_SENTENCE_END.search(line.rstrip()))
+
+
+def _logical_lines(text: str) -> list[str]:
+    """Non-empty lines, hard-wrapped ones joined (a line that goes on in lower case)."""
+    lines: list[str] = []
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line:
+            continue
+        if (lines and line[0].islower() and not _SENTENCE_END.search(lines[-1])
+                and not _BULLET.match(line)):
+            lines[-1] = f"{lines[-1]} {line}"
+        else:
+            lines.append(line)
+    return lines
+
+
+def prose_score(text: str) -> float:
+    """How much the text reads as article prose, in [0, 1] (1: running sentences, no furniture)."""
+    lines = _logical_lines(text)
+    total = 0
+    in_sentences = 0
+    for line in lines:
+        n = max(1, _count_words(line))
+        total += n
+        if _sentence_like(line, n):
+            in_sentences += n
+    if not total:
+        return 0.0
+    share = in_sentences / total
+    furniture = len(_FURNITURE.findall(text))
+    # Each furniture phrase costs more in a short text than in a long one (one "read more" in a
+    # 200-word window is a hint, three in 40 words are a share bar).
+    penalty = min(1.0, furniture * 12.0 / max(total, 24))
+    return round(max(0.0, share * (1.0 - penalty)), 4)
+
+
+def is_prose(text: str) -> bool:
+    """True when the text reads as article prose rather than page furniture."""
+    return prose_score(text) >= PROSE_MIN

@@ -1,0 +1,129 @@
+"""`python -m tests.nonseq_child ARGS...`: the real `nonseq` CLI in a child process, for kill tests.
+
+Test-only wiring, from environment variables:
+- NONSEQ_TEST_WEB=1: the fetcher resolves the local web's names (tests/web.py HOSTS) to loopback.
+- NONSEQ_TEST_KILL_AT=point:n: SIGKILL this process at the n-th pass through a point:
+  `fetch` (a page fetched), `index` (a batch written to the vector store), `token` (a generated
+  token), `article` (an article file being written, half its bytes on disk).
+- NONSEQ_TEST_RSS_FILE=path: write this process's peak RSS (bytes) there at exit.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import signal
+import sys
+from collections import Counter
+from typing import Any
+
+_COUNTS: Counter[str] = Counter()
+
+
+def _due(name: str) -> bool:
+    """Count a pass through a point; True when NONSEQ_TEST_KILL_AT names this pass."""
+    point, _, count = os.environ.get("NONSEQ_TEST_KILL_AT", "").partition(":")
+    if point != name:
+        return False
+    _COUNTS[name] += 1
+    return _COUNTS[name] >= int(count or 1)
+
+
+def _point(name: str) -> None:
+    """Die here (SIGKILL, no cleanup) when NONSEQ_TEST_KILL_AT names this pass."""
+    if _due(name):
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _wire_web() -> None:
+    """The local web's names resolve to loopback (no DNS in tests)."""
+    from nonseq.research import research
+    from nonseq.research.fetch import Fetcher
+    from tests.web import HOSTS
+
+    def resolve(host: str) -> list[str]:
+        name = host.lower().rstrip(".")
+        if name in HOSTS:
+            return [HOSTS[name]]
+        raise LookupError(f"{host} is not a name of the local web")
+
+    research.make_fetcher = lambda ws: Fetcher(ws.settings.fetch, ws.domains, resolve)
+
+
+def _after(cls: type, method: str, point: str) -> None:
+    """Pass through `point` each time cls.method returns."""
+    original = getattr(cls, method)
+
+    def wrapped(self: Any, *args: Any, **kwargs: Any) -> Any:
+        result = original(self, *args, **kwargs)
+        _point(point)
+        return result
+
+    setattr(cls, method, wrapped)
+
+
+def _wire_kill_points() -> None:
+    """Wrap the places a kill may hit: fetching, indexing, generating, writing the article."""
+    from nonseq.index.store import VectorStore
+    from nonseq.research.fetch import Fetcher
+
+    _after(Fetcher, "_page", "fetch")
+    _after(VectorStore, "upsert", "index")
+    from nonseq import llm as llm_pkg
+
+    build = llm_pkg.build_llm
+
+    def build_llm(settings: Any) -> Any:
+        model = build(settings)
+        complete = model.complete
+
+        def counted(messages: Any, *args: Any, on_token: Any = None, **kwargs: Any) -> Any:
+            def token(piece: str) -> None:
+                _point("token")
+                if on_token:
+                    on_token(piece)
+            return complete(messages, *args, on_token=token, **kwargs)
+
+        model.complete = counted
+        return model
+
+    llm_pkg.build_llm = build_llm
+    from nonseq import articles
+
+    temp_write = articles._temp_write
+
+    def half_then_die(folder: Any, text: str) -> Any:
+        if _due("article"):  # the article file is being written: half of it is on disk
+            temp_write(folder, text[: len(text) // 2])
+            os.kill(os.getpid(), signal.SIGKILL)
+        return temp_write(folder, text)
+
+    articles._temp_write = half_then_die
+
+
+def _record_rss() -> None:
+    """Peak RSS of this process since exec: VmHWM (ru_maxrss would carry the forking parent's peak)."""
+    path = os.environ.get("NONSEQ_TEST_RSS_FILE")
+    if path:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            peak = next(int(line.split()[1]) * 1024 for line in fh if line.startswith("VmHWM:"))
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(str(peak))
+
+
+def main() -> None:
+    """Wire the test hooks, then run the real CLI."""
+    if os.environ.get("NONSEQ_TEST_RSS_FILE"):
+        atexit.register(_record_rss)
+    if os.environ.get("NONSEQ_TEST_WEB"):
+        _wire_web()
+    if os.environ.get("NONSEQ_TEST_KILL_AT"):
+        _wire_kill_points()
+    from nonseq.cli import main as cli_main
+
+    sys.argv = ["nonseq", *sys.argv[1:]]
+    cli_main()
+
+
+if __name__ == "__main__":
+    main()

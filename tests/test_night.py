@@ -1,0 +1,217 @@
+"""Night runs people can leave alone: exit codes, time limits, retries, the morning report, status,
+the LLM down while writing, and a night run killed (SIGKILL) at random points that still completes."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from nonseq import lock, queue
+from nonseq.config import load_settings
+from nonseq.errors import BackendError, UsageError
+from nonseq.models import Stage
+from nonseq.night import NightOptions, parse_until, plan, run_night
+from nonseq.workspace import Workspace
+from tests.web import LocalWeb, free_port
+
+REPO = Path(__file__).resolve().parents[1]
+STADIA = "Google Stadia game streaming launch"
+
+
+def _append(folder: Path, text: str) -> None:
+    config = folder / "config.toml"
+    config.write_text(config.read_text() + text)
+
+
+@pytest.fixture
+def night_env(web_env: Path) -> Path:
+    """The local-web workspace with short greedy generations and no automatic Uber Research."""
+    _append(web_env, "\n[gate]\nuber_passes = 0\n\n[llm]\nmax_tokens = 120\ntemperature = 0.0\nseed = 11\nthreads = 1\n"
+            "\n[writing]\nmode = \"single\"\ncite_constraint = false\n")
+    return web_env
+
+
+def _llm_down(folder: Path) -> None:
+    """Point the LLM at a port nobody listens on."""
+    text = (folder / "config.toml").read_text().replace("[llm]\n", "[llm]\nbackend = \"openai\"\n"
+                                                         f"url = \"http://127.0.0.1:{free_port()}/v1\"\n"
+                                                         "retries = 0\n", 1)
+    (folder / "config.toml").write_text(text)
+
+
+# --- unit-sized ---------------------------------------------------------------------------------
+
+
+def test_until_is_local_time_and_earlier_means_tomorrow() -> None:
+    now = datetime(2026, 3, 1, 22, 30)
+    assert parse_until("23:15", now) == datetime(2026, 3, 1, 23, 15)
+    assert parse_until("06:00", now) == datetime(2026, 3, 2, 6, 0)
+    for bad in ("6", "25:00", "ab:cd", "12:60"):
+        with pytest.raises(UsageError, match="HH:MM"):
+            parse_until(bad, now)
+
+
+def test_transient_failures_are_retried_up_to_the_limit(ws: Workspace) -> None:
+    topic = queue.add_topic(ws.db, "Flaky topic", "science", ws.categories)
+    hard = queue.add_topic(ws.db, "Broken topic", "science", ws.categories)
+    queue.fail(ws.db, hard.id, UsageError("bad input"))
+    for attempt in range(3):
+        queue.fail(ws.db, topic.id, BackendError("LLM server down"))
+        assert [t.slug for t in plan(ws, retries=2)] == (["flaky-topic"] if attempt < 2 else [])
+        if attempt < 2:
+            queue.reopen_failed(ws.db, topic.id, reason="night retry")
+            queue.move(ws.db, topic.id, Stage.RESEARCHING)
+
+
+def test_status_sees_a_running_night_from_elsewhere(cli: Any, ws: Workspace) -> None:
+    assert json.loads(cli("night", "status", "--json").stdout) == {"state": "none"}
+    with ws.lock("night"):
+        ws.db.execute("INSERT INTO night_runs (started_at) VALUES ('2026-01-01T00:00:00Z')")
+        status = json.loads(cli("night", "status", "--json").stdout)
+        assert status["state"] == "running" and status["run"] == 1
+    assert json.loads(cli("night", "status", "--json").stdout)["state"] == "interrupted"
+
+
+def test_empty_queue_exits_0_with_a_report(cli: Any, isolated: Path) -> None:
+    result = cli("night")
+    assert "nothing to do" in result.stdout
+    report = isolated / "articles" / "reports" / "night-1.md"
+    assert report.is_file() and "# Night run 1" in report.read_text()
+    assert json.loads(cli("night", "status", "--json").stdout)["exit_code"] == 0
+
+
+# --- with the local web, SearXNG and the real small LLM ----------------------------------------
+
+
+def test_llm_down_exits_5_and_changes_nothing(cli: Any, night_env: Path) -> None:
+    _llm_down(night_env)
+    cli("queue", "add", STADIA, "-c", "software")
+    result = cli("night", "--json", code=5)
+    summary = json.loads(result.stdout)
+    assert "LLM is not available" in summary["stopped"] and summary["not_started"] == [
+        "google-stadia-game-streaming-launch"]
+    assert json.loads(cli("queue", "show", "1", "--json").stdout)["topic"]["stage"] == "queued"
+    assert "LLM is not available" in Path(summary["report"]).read_text()
+
+
+def test_write_with_the_llm_down_fails_and_resumes_at_the_gate(cli: Any, night_env: Path,
+                                                              local_web: LocalWeb) -> None:
+    cli("queue", "add", STADIA, "-c", "software")
+    urls = [arg for page in local_web.topic_pages("stadia") for arg in ("--url", page.url)]
+    cli("research", "1", *urls, "--json")  # the user's own pages: no search, quicker
+    _llm_down(night_env)
+    result = cli("write", "1", "--no-input", "--quiet", code=1)
+    assert result.stderr.count("error:") == 1 and "Traceback" not in result.stderr
+    assert result.stderr.splitlines()[-1].startswith("error:")
+    shown = json.loads(cli("queue", "show", "1", "--json").stdout)
+    assert shown["topic"]["stage"] == "failed" and shown["topic"]["error"]
+    cli("write", "1", "--no-input", "--quiet", code=1)  # again: from the gate, research kept
+    moves = [h["to"] for h in json.loads(cli("queue", "show", "1", "--json").stdout)["history"]
+             if h["from"] != h["to"]]
+    assert moves == ["queued", "researching", "researched", "gated", "writing", "failed",
+                     "researched", "gated", "writing", "failed"]
+
+
+def test_topic_time_limit_fails_it_for_a_retry_next_night(night_env: Path) -> None:
+    with Workspace(load_settings()) as ws:
+        topic = queue.add_topic(ws.db, STADIA, "software", ws.categories)
+        with ws.lock("night"):
+            summary = run_night(ws, NightOptions(max_topics=5, topic_timeout=0.3, retries=2))
+        assert summary.exit_code == 4 and summary.entries[0].error.startswith("time limit")
+        assert queue.get_topic(ws.db, topic.id).stage is Stage.FAILED
+        assert [t.id for t in plan(ws, retries=2)] == [topic.id]  # retried next night
+        until = datetime.now() - timedelta(seconds=1)
+        later = run_night(ws, NightOptions(max_topics=5, topic_timeout=60, retries=2, until=until))
+        assert later.entries == [] and later.not_started == [topic.slug] and later.exit_code == 0
+        assert "--until" in later.stopped
+
+
+# --- the crash test -----------------------------------------------------------------------------
+
+
+def _child(args: list[str], kill_at: str = "") -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(REPO), "NONSEQ_TEST_WEB": "1"}
+    if kill_at:
+        env["NONSEQ_TEST_KILL_AT"] = kill_at
+    return subprocess.run([sys.executable, "-m", "tests.nonseq_child", *args], env=env,
+                          capture_output=True, text=True, timeout=900, check=False)
+
+
+def kill_points(seed: int, count: int) -> list[str]:
+    """Kill points across research, indexing, generation and writing, chosen by a seeded RNG."""
+    rng = random.Random(seed)
+    ranges = {"fetch": (1, 6), "index": (1, 3), "token": (1, 80), "article": (1, 1)}
+    names = rng.sample(sorted(ranges), count) if count < len(ranges) else list(ranges)
+    order = ["fetch", "index", "token", "article"]
+    return [f"{n}:{rng.randint(*ranges[n])}" for n in sorted(names, key=order.index)]
+
+
+def check_consistent(ws: Workspace) -> None:
+    """No duplicate points, no half-written article."""
+    for name in ws.store.collections():
+        points = ws.store.scroll_all(name)
+        keys = [(p.chunk.topic_slug, p.chunk.url, p.chunk.text) for p in points]
+        assert len(keys) == len(set(keys)), f"duplicate points in {name}"
+    for path in ws.articles_dir.glob("*.md"):
+        if path.name.endswith(".prompt.md"):
+            continue
+        text = path.read_text(encoding="utf-8")
+        assert text.startswith("---\n"), path
+        meta = yaml.safe_load(text.split("---\n", 2)[1])
+        complete = "## Sources" in text or meta.get("status") == "draft"
+        assert meta.get("slug") and complete, f"half-written article {path}"
+
+
+def _keep_a_fact(settings: Any) -> list[tuple[int, str]]:
+    """A fact a person kept before the night (the night must never lose it)."""
+    from nonseq.db import transaction
+    from nonseq.knowledge import records
+
+    with Workspace(settings) as ws, transaction(ws.db):
+        records.insert(ws.db, records.FactRecord(
+            text="Stadia launched in November 2019 in 14 countries.", category="software",
+            topic_id=1, topic_slug="google-stadia-game-streaming-launch", status="kept"))
+    with Workspace(settings) as ws:
+        return _kept_facts(ws)
+
+
+def _kept_facts(ws: Workspace) -> list[tuple[int, str]]:
+    """(id, text) of every kept fact."""
+    from nonseq.knowledge import list_facts
+
+    return sorted((f.id, f.text) for f in list_facts(ws, status="kept"))
+
+
+def run_kill_sequence(points: list[str]) -> list[int]:
+    """Kill a night run at each point in turn (same workspace), then let one finish; return codes."""
+    codes = [_child(["night"], kill_at=point).returncode for point in points]
+    final = _child(["night"])
+    assert final.returncode == 0, final.stderr
+    return [*codes, final.returncode]
+
+
+@pytest.mark.slow
+def test_night_killed_at_random_points_still_completes(cli: Any, night_env: Path,
+                                                       local_web: LocalWeb) -> None:
+    _append(night_env, "\n[knowledge]\nuse_llm = false\n\n[retrieval]\nfinal_top = 4\n")
+    cli("queue", "add", STADIA, "-c", "software")
+    kept = _keep_a_fact(load_settings())
+    points = kill_points(seed=14, count=2)
+    codes = run_kill_sequence(points)
+    assert -signal.SIGKILL in codes[:-1], (points, codes)  # at least one run really died
+    with Workspace(load_settings()) as ws:
+        assert queue.get_topic(ws.db, 1).stage in (Stage.WRITTEN, Stage.DRAFT)
+        check_consistent(ws)
+        assert _kept_facts(ws) == kept  # no kept fact lost or changed
+    assert json.loads(cli("night", "status", "--json").stdout)["state"] == "finished"
+    assert not lock.is_locked(night_env / ".nonseq")

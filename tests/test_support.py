@@ -1,0 +1,102 @@
+"""Tests for nonseq.support: does this source text support this claim? (with the real models)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from nonseq.support import SupportChecker, checker_for, claim_parts, names, source_units
+
+REPO = Path(__file__).resolve().parent.parent
+WICE = REPO.parent / "shared" / "data" / "wice" / "dev.jsonl"
+SOURCE = (
+    "Heat pump sales in Europe fell by 21 percent in 2024 compared with the previous year, "
+    "according to the European Heat Pump Association. The association counted about 2.3 million "
+    "units sold across 14 countries. Germany saw the steepest decline, with sales roughly halving "
+    "after a heated political debate over the country's building energy law. Installers say the "
+    "upfront cost remains the main barrier for households."
+)
+
+
+@pytest.fixture(scope="module")
+def checker(request: pytest.FixtureRequest) -> SupportChecker:
+    """The checker with the bundled embedder and the BM25 tokenizer."""
+    return SupportChecker()
+
+
+def test_paraphrase_with_the_same_figures_is_supported(checker: SupportChecker) -> None:
+    """A paraphrase keeping the figures is supported, and its evidence is the right sentence."""
+    r = checker.check("About 2.3 million heat pumps were sold in 14 countries, the association "
+                      "counted.", SOURCE)
+    assert r.supported and 0 <= r.score <= 1 and not r.missing, r.to_dict()
+    assert r.evidence[0].index == 1 and r.evidence[0].text.startswith("The association counted")
+    r = checker.check("In Germany, sales roughly halved amid a political fight over the building "
+                      "energy law.", SOURCE)
+    assert r.supported and r.evidence[0].index == 2, r.to_dict()
+
+
+@pytest.mark.parametrize(("claim", "flag", "missing"), [
+    ("Heat pump sales in Europe fell by 35 percent in 2024.", "missing_number", "35"),
+    ("In France, sales roughly halved after a heated political debate over the energy law.",
+     "missing_name", "France"),
+    ("Heat pump sales in Europe did not fall in 2024.", "negation", None),
+    ("Heat pumps can also cool homes in summer by running the cycle in reverse.", None, None),
+])
+def test_changed_facts_are_not_supported(checker: SupportChecker, claim: str, flag: str | None,
+                                         missing: str | None) -> None:
+    """A changed number, a swapped name, a negation or an unmentioned topic is not supported."""
+    r = checker.check(claim, SOURCE)
+    assert not r.supported, r.to_dict()
+    if flag:
+        assert flag in r.flags
+    if missing:
+        assert missing in r.missing
+
+
+def test_check_many_matches_check_and_accepts_sentence_lists(checker: SupportChecker) -> None:
+    """Batched checks score like single ones; a list of sentences is a source too."""
+    sentences = source_units(SOURCE)
+    assert len(sentences) == 4
+    claims = ["Heat pump sales in Europe fell by 21 percent in 2024.",
+              "Installers say the upfront cost is the main barrier."]
+    many = checker.check_many([(c, sentences) for c in claims])
+    for claim, got in zip(claims, many, strict=True):
+        one = checker.check(claim, SOURCE)
+        assert got.score == pytest.approx(one.score, abs=1e-5)
+        assert [e.index for e in got.evidence] == [e.index for e in one.evidence]
+    assert [r.evidence[0].index for r in many] == [0, 3]
+    assert checker.check("Anything at all here.", []).supported is False
+    d = many[0].to_dict()
+    assert set(d) >= {"score", "supported", "evidence", "missing", "flags"}
+
+
+def test_text_helpers() -> None:
+    """Claim parts, names."""
+    parts = claim_parts("Arnold is the publisher of Media Play News, one of five Hollywood trades "
+                        "and the only one dedicated to home entertainment.")
+    assert len(parts) >= 2
+    assert names("The association met Marta Lindqvist in Berlin.") == ["Marta", "Lindqvist",
+                                                                       "Berlin"]
+
+
+def test_checker_for_a_workspace_is_cached(ws) -> None:  # noqa: ANN001
+    """One checker per workspace, built from its embedder and tokenizer."""
+    c = checker_for(ws)
+    assert checker_for(ws) is c and c.dense
+    assert c.check("Heat pump sales fell by 21 percent in 2024.", SOURCE).supported
+
+
+@pytest.mark.skipif(not WICE.is_file(), reason="WiCE dev data not present")
+def test_bench_prints_the_figures() -> None:
+    """bench/support.py on a few WiCE claims prints one JSON object with the agreed keys."""
+    out = subprocess.run([sys.executable, str(REPO / "bench" / "support.py"), "--limit", "15",
+                          "--json"], capture_output=True, text=True, timeout=600, check=True)
+    got = json.loads(out.stdout)
+    for key in ("auroc_supported_vs_rest", "auroc_supported_vs_partial"):
+        assert isinstance(got[key], float) and 0 <= got[key] <= 1
+    assert got["claims"] == 15 and got["published"]["auroc_supported_vs_rest"]["gpt-4"] == 0.802
+    assert {"cut", "precision", "recall", "seconds_per_claim"} <= set(got)
