@@ -58,7 +58,9 @@ def test_night_run_writes_what_it_can_and_records_the_rest(cli: Any, no_uber: Pa
     cli("queue", "add", "Axolotl limb regeneration", "-c", "science")
     summary = json.loads(cli("night", "--json").stdout)
     assert summary["topics"] == 2 and summary["exit_code"] == 0
-    assert summary["outcomes"] == {"written": 1, "insufficient_research": 1}
+    # the tiny model may write a draft (the quality gate's honest verdict): either is an article
+    written = "written" if "written" in summary["outcomes"] else "draft"
+    assert summary["outcomes"] == {written: 1, "insufficient_research": 1}
     lines = [json.loads(line) for line in Path(summary["log"]).read_text().splitlines()]
     topics = [line for line in lines if line["event"] == "topic"]
     assert [lines[0]["event"], lines[-1]["event"], len(topics)] == ["start", "end", 2]
@@ -68,12 +70,14 @@ def test_night_run_writes_what_it_can_and_records_the_rest(cli: Any, no_uber: Pa
     assert ("google-stadia-game-streaming-launch", "generate") in steps
     assert all("seconds" in e and "outcome" in e for e in lines if e["event"] == "step_end")
     report = Path(summary["report"]).read_text()  # the morning report
-    assert "## Written" in report and "citations" in report and topics[0]["article"]["path"] in report
+    heading = "## Written" if written == "written" else "## Drafts (need a person)"
+    assert heading in report and topics[0]["article"]["path"] in report
+    assert "citations" in report or written == "draft"
     assert "## Thin research" in report and "axolotl-limb-regeneration" in report
     status = json.loads(cli("night", "status", "--json").stdout)
     assert status["state"] == "finished" and status["exit_code"] == 0
     stages = {t["slug"]: t["stage"] for t in json.loads(cli("queue", "list", "--json").stdout)}
-    assert stages == {"google-stadia-game-streaming-launch": "written",
+    assert stages == {"google-stadia-game-streaming-launch": written,
                       "axolotl-limb-regeneration": "insufficient_research"}
     again = json.loads(cli("night", "--json").stdout)
     assert again["topics"] == 0

@@ -26,7 +26,7 @@ FRONT_MATTER = ("title", "slug", "category", "persona", "schema", "date", "model
 def env(web_env: Path) -> Path:
     """The local-web workspace with short, greedy generations from a short prompt (what SmolLM2-135M handles)."""
     config = web_env / "config.toml"
-    config.write_text(config.read_text() + "\n[llm]\nmax_tokens = 300\ntemperature = 0.0\nseed = 11\n"
+    config.write_text(config.read_text() + "\n[llm]\nmax_tokens = 300\ntemperature = 0.2\nseed = 11\n"
                       "\n[retrieval]\nfinal_top = 8\n")
     return web_env
 
