@@ -114,7 +114,9 @@ def test_ctrl_c_while_writing_leaves_a_resumable_topic(no_uber: Path) -> None:
         assert not list(ws.articles_dir.glob("*.md"))
         chunks = ws.store.count("research_software", {"topic_slug": topic.slug})
         result = write_topic(ws, topic.id)
-        assert result.outcome == "written" and Path(result.article.path).is_file()
+        # the resumed write finishes: an article, or a draft when the tiny model writes poorly
+        assert result.outcome in ("written", "draft") and Path(result.article.path).is_file()
+        assert queue.get_topic(ws.db, topic.id).stage == result.outcome
         assert ws.store.count("research_software", {"topic_slug": topic.slug}) == chunks
         moves = [m["to"] for m in queue.history(ws.db, topic.id) if m["from"] != m["to"]]
-        assert moves.count("researching") == 1 and moves[-2:] == ["writing", "written"]
+        assert moves.count("researching") == 1 and moves[-2:] == ["writing", result.outcome]
