@@ -30,13 +30,14 @@ from typing import Any
 
 import numpy as np
 
-from nonseq.gate import quality_threshold
+from nonseq.index.rerankers import Reranker
 from nonseq.models import Candidate, SourceKind, Topic
+from nonseq.pipeline.gate import quality_threshold
 from nonseq.research.chunking import Chunker
 from nonseq.research.extract import extract_html
 from nonseq.retrieval.pipeline import choose, research_pool, score_pool
 from nonseq.retrieval.prerank import passage_text
-from nonseq.retrieval.rerank import Reranker, rerank
+from nonseq.retrieval.rerank import rerank
 
 TOP_K = 10
 SEARCH_RESULTS = 10
@@ -130,7 +131,7 @@ def load_pages(folder: Path, ws: Any, cache_dir: Path) -> list[Page]:
 
 def _embed(ws: Any, cands: list[Candidate], cache_dir: Path) -> None:
     """Dense vectors for the chunks (the embedded text, as indexing does), cached on disk."""
-    from nonseq.indexing import embed_text
+    from nonseq.index.indexing import embed_text
 
     texts = [embed_text(c.chunk) for c in cands]
     digest = hashlib.sha256("\x1e".join(texts).encode()).hexdigest()[:16]
@@ -223,7 +224,7 @@ def boilerplate_share(ws: Any, pages: Sequence[Page], reranker: Reranker,
 
 def chunk_labels(pages: Sequence[Page]) -> dict[str, float]:
     """Every chunk of the 181 pages: how well `is_prose` tells article text from boilerplate."""
-    from nonseq.research.prose import is_prose
+    from nonseq.text.prose import is_prose
 
     tp = fp = fn = tn = 0
     for page in pages:

@@ -82,8 +82,7 @@ def run(data: Path, limit: int | None) -> dict[str, Any]:
     """Research the served pages, then time the embedding of the same chunks alone."""
     from nonseq import queue
     from nonseq.index.store import research_collection
-    from nonseq.research.chunking import embed_text
-    from nonseq.research.research import run_research
+    from nonseq.pipeline.research import run_research
 
     pages = load_pages(data, limit)
     with tempfile.TemporaryDirectory(prefix="nonseq-bench-") as tmp, serve(pages) as base:
@@ -97,7 +96,7 @@ def run(data: Path, limit: int | None) -> dict[str, Any]:
             research_cpu = time.process_time() - cpu
             points = ws.store.scroll_all(research_collection("business"))
             points.sort(key=lambda p: (p.chunk.url, p.chunk.position))  # page order, as indexed
-            texts = [embed_text(p.chunk) for p in points]
+            texts = [p.chunk.embedding_text() for p in points]
             started, cpu = time.perf_counter(), time.process_time()
             ws.embedder.embed(texts)
             embed_seconds = time.perf_counter() - started

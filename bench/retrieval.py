@@ -38,6 +38,7 @@ import calibration  # noqa: E402
 from _metrics import evaluate, load_beir, self_check  # noqa: E402
 
 from nonseq.config import PathsSettings, RerankSettings, Settings  # noqa: E402
+from nonseq.index.rerankers import Reranker, build_reranker  # noqa: E402
 from nonseq.index.store import research_collection  # noqa: E402
 from nonseq.models import Candidate, Chunk, Topic  # noqa: E402
 from nonseq.retrieval.dedup import unit  # noqa: E402
@@ -45,7 +46,7 @@ from nonseq.retrieval.fusion import fuse, fuse_scores  # noqa: E402
 from nonseq.retrieval.normalize import finalize, group_weights, normalize  # noqa: E402
 from nonseq.retrieval.pipeline import fusion_method, research_pool  # noqa: E402
 from nonseq.retrieval.prerank import build_index, passage_text, prerank_bm25  # noqa: E402
-from nonseq.retrieval.rerank import Reranker, build_reranker, rerank  # noqa: E402
+from nonseq.retrieval.rerank import rerank  # noqa: E402
 from nonseq.retrieval.sources import research_candidates  # noqa: E402
 from nonseq.retrieval.trust import STEP as TRUST  # noqa: E402
 from nonseq.workspace import Workspace  # noqa: E402
@@ -261,8 +262,7 @@ def rerankers(ws: Workspace, model_path: str) -> dict[str, Reranker]:
     if model_path:
         tries["cross-encoder-local"] = RerankSettings(model_path=model_path)
     for label, settings in tries.items():
-        r = build_reranker(settings.model_copy(update={"fallback": "none"}), ws.embedder,
-                           warn=False)
+        r = build_reranker(settings.model_copy(update={"fallback": "none"}), ws.embedder)
         if r.offline:
             log(f"{label}: not available ({r.note.split(';')[0]})")
         else:

@@ -3,7 +3,7 @@
     python bench/support.py [--data PATH] [--limit N] [--json]
     python bench/support.py --fit   # refit nonseq/data/support_model.json on dev (grouped CV)
 
-Scores every claim against its evidence sentences with nonseq.support.SupportChecker (bundled
+Scores every claim against its evidence sentences with nonseq.verify.support.SupportChecker (bundled
 MiniLM embedder, BM25 tokenizer) and prints the area under the ROC curve for "supported vs the
 rest" and "supported vs partially supported", the shipped cut with its precision and recall, and
 seconds per claim. --fit chooses the L2 strength by 5-fold cross-validation grouped by claim,
@@ -24,7 +24,7 @@ import numpy as np
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from nonseq.support import (  # noqa: E402
+from nonseq.verify.support import (  # noqa: E402
     FEATURES,
     IDF_PATH,
     LEXICAL_FEATURES,

@@ -56,7 +56,7 @@ def pages_of(topic: str, folder: Path) -> list[Path]:
 
 def measure(path: Path, seconds: float) -> dict[str, Any]:
     """The figures of one written article file."""
-    from nonseq.articles import read_article
+    from nonseq.writing.articles import read_article
 
     meta, text = read_article(path)
     body = text.split("\n## Sources\n")[0]
@@ -79,9 +79,9 @@ def run_topic(ws: Any, spec: tuple[str, str, str, str, str], modes: list[str],
     """Research one topic's pages, retrieve once, write it in each mode."""
     from nonseq import queue
     from nonseq.errors import NonseqError
-    from nonseq.research.research import run_research
+    from nonseq.pipeline.research import run_research
+    from nonseq.pipeline.write import compose_article
     from nonseq.retrieval.pipeline import retrieve
-    from nonseq.writer import compose_article
 
     key, title, category, focus, schema = spec
     folder = tmp / key

@@ -5,9 +5,7 @@ from __future__ import annotations
 import sys
 from typing import Annotated, Any
 
-import click
 import typer
-from rich.markup import escape
 from typer.core import TyperGroup
 
 from nonseq import __version__
@@ -16,30 +14,37 @@ from nonseq.errors import NonseqError
 
 
 class NonseqGroup(TyperGroup):
-    """Root group: NonseqError becomes one red line and a non-zero exit; Ctrl-C exits 130."""
+    """Root group: NonseqError becomes one red line and a non-zero exit; Ctrl-C exits 130.
 
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+    `ctx` is click's Context as typer ships it (vendored since typer 0.2x): typed Any here.
+    """
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         """Parse the root options; --config and --debug may also follow the subcommand."""
         return super().parse_args(ctx, _common.hoist_global_options(list(args)))
 
-    def invoke(self, ctx: click.Context) -> Any:
+    def invoke(self, ctx: Any) -> Any:
         """Run the command; turn expected errors into one-line messages."""
         try:
             return super().invoke(ctx)
         except NonseqError as exc:
             if isinstance(ctx.obj, _common.State) and ctx.obj.debug:
                 raise
-            _common.err_console.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)
+            from nonseq.ui.console import err_console, safe
+
+            err_console.print(f"[red]error:[/red] {safe(exc)}", soft_wrap=True)
             raise typer.Exit(exc.exit_code) from None
         except KeyboardInterrupt:
-            _common.err_console.print("[yellow]interrupted[/yellow]: progress so far is saved; "
-                                      "run the same command again to resume")
+            from nonseq.ui.console import err_console
+
+            err_console.print("[yellow]interrupted[/yellow]: progress so far is saved; "
+                              "run the same command again to resume")
             raise typer.Exit(130) from None
         finally:
             if isinstance(ctx.obj, _common.State):
                 ctx.obj.close()
 
-    def list_commands(self, ctx: click.Context) -> list[str]:
+    def list_commands(self, ctx: Any) -> list[str]:
         """Commands in the order they were added (the order of the workflow)."""
         return list(self.commands)
 
@@ -76,7 +81,7 @@ def root(
         _menu_or_help(ctx)
 
 
-def _menu_or_help(ctx: typer.Context) -> None:
+def _menu_or_help(ctx: Any) -> None:
     """Open the main menu in a terminal; without one print the help and exit 0 (never wait)."""
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         typer.echo(ctx.get_help())

@@ -10,7 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from nonseq.errors import ConfigError, UsageError
-from nonseq.userfiles import read_text_file
+from nonseq.text.files import read_text_file
 
 ENV_PREFIX = "NONSEQ_"
 DEFAULT_CATEGORIES = [
@@ -69,6 +69,10 @@ class FetchSettings(Section):
     allow_hosts: list[str] = Field(
         default_factory=list,
         description="Hosts, IPs or CIDRs allowed even though private (e.g. 127.0.0.1)",
+    )
+    hosts: dict[str, str] = Field(
+        default_factory=dict,
+        description="Fixed addresses for host names, like /etc/hosts; the SSRF guard still checks them",
     )
 
 
@@ -471,6 +475,8 @@ def _toml_value(value: Any) -> str:
         return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
     if isinstance(value, list):
         return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_toml_value(str(k))} = {_toml_value(v)}" for k, v in value.items()) + "}"
     return repr(value)
 
 

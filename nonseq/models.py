@@ -70,6 +70,57 @@ class Outcome(StrEnum):
     IRRELEVANT = "irrelevant"  # Uber Research: the page mentions too few topic keywords
 
 
+#: Longest title kept in a provenance header (cut at a word, with an ellipsis).
+HEADER_TITLE_CHARS = 90
+#: Payload key under which persona chunks keep the trigger text their trigger_dense vector embeds.
+TRIGGER_KEY = "trigger"
+
+
+def provenance_header(domain: str, title: str, published: str) -> str:
+    """The short header embedded with each research chunk: [domain › title › date] (empty parts left out)."""
+    if len(title) > HEADER_TITLE_CHARS:
+        title = title[:HEADER_TITLE_CHARS].rsplit(" ", 1)[0] + "…"
+    parts = [p for p in (domain, title, (published or "")[:10]) if p]
+    return f"[{' › '.join(parts)}]" if parts else ""
+
+
+class DropReason(StrEnum):
+    """Why the retrieval chain left a candidate out."""
+
+    DUPLICATE = "duplicate"        # near-identical to a better one (cosine >= dedup_threshold)
+    PRERANK_CUT = "prerank_cut"    # below the BM25 pre-rank's top prerank_top
+    POOL_FULL = "pool_full"        # beyond the rerank pool
+    NOT_PROSE = "not_prose"        # page furniture: links, menus, bylines
+    RANK_CUT = "rank_cut"          # below final_top, evergreen_top or persona_top
+    PER_URL_CAP = "per_url_cap"    # per_url_max chunks already chosen from its URL
+
+
+class ThinChoice(StrEnum):
+    """What a person (or the night run) decides after a THIN verdict."""
+
+    CONTINUE = "continue"
+    RETRY = "retry"
+    DELETE = "delete"
+    GIVE_UP = "give_up"  # unattended: insufficient_research, no article
+
+
+class WriteOutcome(StrEnum):
+    """How a write (or a night run's topic) ended."""
+
+    WRITTEN = "written"
+    DRAFT = "draft"
+    INSUFFICIENT = "insufficient_research"
+    DELETED = "deleted"
+    FAILED = "failed"
+
+
+class ArticleStatus(StrEnum):
+    """Whether an article passed the quality gate."""
+
+    WRITTEN = "written"
+    DRAFT = "draft"
+
+
 def content_hash(text: str) -> str:
     """A stable sha256 of normalised text, used to index identical pages once."""
     normalised = " ".join(text.split()).lower()
@@ -89,7 +140,8 @@ class Topic:
     schema: str = "explainer"
     priority: int = 0
     stage: Stage = Stage.QUEUED
-    id: int | None = None
+    #: The queue's id (0 until the topic is stored).
+    id: int = 0
     error: str = ""
     created_at: str = ""
     updated_at: str = ""
@@ -153,6 +205,13 @@ class Chunk:
         key = f"{self.source_kind}|{self.topic_slug}|{self.url}|{self.position}"
         return str(uuid.uuid5(POINT_NAMESPACE, key))
 
+    def embedding_text(self) -> str:
+        """The text that is embedded for this chunk: research chunks carry their provenance header."""
+        if self.source_kind is SourceKind.RESEARCH:
+            header = provenance_header(self.domain, self.title, self.published)
+            return f"{header}\n{self.text}" if header else self.text
+        return self.text
+
     def to_payload(self) -> dict[str, Any]:
         """The Qdrant payload: the PAYLOAD_KEYS plus any extra keys."""
         payload = {key: getattr(self, key) for key in PAYLOAD_KEYS}
@@ -163,7 +222,7 @@ class Chunk:
     @classmethod
     def from_payload(cls, payload: dict[str, Any]) -> Chunk:
         """Rebuild a chunk from a stored payload."""
-        known = {key: payload.get(key) for key in PAYLOAD_KEYS if key in payload}
+        known: dict[str, Any] = {key: payload.get(key) for key in PAYLOAD_KEYS if key in payload}
         extra = {k: v for k, v in payload.items() if k not in PAYLOAD_KEYS}
         known["source_kind"] = SourceKind(known.get("source_kind") or "research")
         for key in ("domain", "title", "published", "content_hash", "category", "url"):
@@ -185,7 +244,18 @@ class Candidate:
     vector: list[float] | None = None
     scores: dict[str, float] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    #: Why it was left out, for people ("" while it is kept) ...
     dropped: str = ""
+    #: ... and for code.
+    drop: DropReason | None = None
+
+    def discard(self, reason: DropReason, text: str) -> None:
+        """Leave this candidate out, saying why."""
+        self.drop, self.dropped = reason, text
+
+    def keep(self) -> None:
+        """Take it back in."""
+        self.drop, self.dropped = None, ""
 
     def record(self, step: str, score: float, note: str = "") -> None:
         """Record a step's score (and an optional note) on this candidate."""
@@ -213,6 +283,7 @@ class Candidate:
             "scores": dict(self.scores),
             "notes": list(self.notes),
             "dropped": self.dropped,
+            "drop_reason": str(self.drop) if self.drop else "",
         }
 
 
@@ -310,34 +381,11 @@ class FactStatus(StrEnum):
     PROMOTED = "promoted"
 
 
-@dataclass
-class Fact:
-    """A fact distilled by the LLM from a source, under human review."""
+class FactKind(StrEnum):
+    """A fact about one topic, or background knowledge of its whole category."""
 
-    text: str
-    topic_slug: str
-    category: str
-    url: str = ""
-    title: str = ""
-    evergreen: bool = False
-    status: FactStatus = FactStatus.PENDING
-    id: int | None = None
-    created_at: str = ""
-
-    def to_chunk(self) -> Chunk:
-        """The knowledge chunk this fact becomes when promoted."""
-        kind = SourceKind.EVERGREEN if self.evergreen else SourceKind.KNOWLEDGE
-        return Chunk(
-            text=self.text,
-            topic_slug=self.topic_slug,
-            category=self.category,
-            url=self.url,
-            title=self.title,
-            source_kind=kind,
-            position=int(self.id or 0),
-            content_hash=content_hash(self.text),
-            extra={"fact_id": self.id},
-        )
+    TOPIC = "topic"
+    EVERGREEN = "evergreen"
 
 
 @dataclass
@@ -355,6 +403,6 @@ class Article:
     unsupported: int = 0
     sentences: int = 0
     supported_share: float = 0.0
-    #: "written", or "draft" when the reply failed the quality gate (see `reasons`).
-    status: str = "written"
+    #: Written, or a draft when the reply failed the quality gate (see `reasons`).
+    status: ArticleStatus = ArticleStatus.WRITTEN
     reasons: list[str] = field(default_factory=list)

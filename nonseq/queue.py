@@ -173,18 +173,6 @@ def edit_topic(
     return get_topic(conn, topic.id)
 
 
-def check_voice(ws: Any, persona: str | None = None, schema: str | None = None) -> None:
-    """NotFoundError now (not at write time) when a topic names a persona or schema that does not exist."""
-    if persona:
-        from nonseq.personas import get_persona
-
-        get_persona(ws, persona)
-    if schema:
-        from nonseq.schemas import load_schema
-
-        load_schema(ws, schema)
-
-
 def remove_topic(conn: sqlite3.Connection, ref: int | str) -> Topic:
     """Delete a topic, its history and its source records (vectors are the caller's job)."""
     topic = get_topic(conn, ref)
@@ -334,44 +322,6 @@ def list_sources(conn: sqlite3.Connection, topic: Topic) -> list[Source]:
                topic_slug=topic.slug, trust_boost=r["trust_boost"])
         for r in rows
     ]
-
-
-def delete_topic(ws: Any, ref: int | str) -> tuple[Topic, int]:
-    """Delete a topic and its research chunks (knowledge stays); returns it and the points removed."""
-    from nonseq.index.store import research_collection
-
-    topic = get_topic(ws.db, ref)
-    collection = research_collection(topic.category)
-    removed = ws.store.count(collection, {"topic_slug": topic.slug})
-    ws.store.delete(collection, {"topic_slug": topic.slug})
-    for stray in _other_research(ws, collection):  # left by an interrupted category change
-        removed += ws.store.delete_where(stray, {"topic_slug": topic.slug})
-    remove_topic(ws.db, topic.id)
-    return topic, removed
-
-
-def _other_research(ws: Any, collection: str) -> list[str]:
-    """The research collections other than this one."""
-    return [n for n in ws.store.collections() if n.startswith("research_") and n != collection]
-
-
-def follow_category(ws: Any, ref: int | str) -> int:
-    """Bring a topic's research chunks (and its unpromoted facts) into its current category.
-
-    After `queue edit --category` the chunks would stay in the old research_{category}, where a
-    later remove never finds them; this moves them (vectors kept), from any other research
-    collection, so rerunning it after an interruption finishes the move. Returns the chunks moved.
-    """
-    from nonseq.index.store import research_collection
-
-    topic = get_topic(ws.db, ref)
-    target = research_collection(topic.category)
-    moved = sum(ws.store.move(name, target, {"topic_slug": topic.slug}, {"category": topic.category})
-                for name in _other_research(ws, target))
-    with transaction(ws.db):
-        ws.db.execute("UPDATE facts SET category=? WHERE topic_id=?"
-                      " AND status!='promoted'", (topic.category, topic.id))
-    return moved
 
 
 def overview(conn: sqlite3.Connection) -> list[dict[str, Any]]:

@@ -4,21 +4,57 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+import sys
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from nonseq.config import Settings
 from nonseq.db import connect
 from nonseq.errors import ConfigError
 
+if TYPE_CHECKING:
+    from nonseq.cache import ModelCache
+    from nonseq.index.embed import Embedder
+    from nonseq.index.indexing import Indexer
+    from nonseq.index.rerankers import Reranker
+    from nonseq.index.sparse import SparseEncoder
+    from nonseq.index.store import VectorStore
+    from nonseq.research.domains import DomainRegistry
+    from nonseq.research.fetch import Fetcher
+
+T = TypeVar("T")
+
+
+class Closable(Protocol):
+    """Something the workspace closes when it is closed."""
+
+    def close(self) -> None:
+        """Release what it holds."""
+
+
+def _warn(message: str) -> None:
+    """Print a warning line on stderr."""
+    print(f"warning: {message}", file=sys.stderr)
+
 
 class Workspace:
-    """Everything a service needs, opened lazily so that cheap commands stay cheap."""
+    """Everything a service needs, opened lazily so that cheap commands stay cheap.
 
-    def __init__(self, settings: Settings) -> None:
+    Parts that are costly to build per call (the support checker, the context-pack cache) are kept
+    with `memo`, so they live and die with the workspace. Loaded models come from a ModelCache shared
+    by the process's workspaces unless one is given.
+    """
+
+    def __init__(self, settings: Settings, *, models: ModelCache | None = None,
+                 warn: Callable[[str], None] = _warn) -> None:
         self.settings = settings
-        self._closers: list[Any] = []
+        self._closers: list[Closable] = []
+        self._memo: dict[str, Any] = {}
+        self._models = models
+        self.warn = warn
 
     # -- paths -------------------------------------------------------------------------------
     @property
@@ -48,6 +84,11 @@ class Workspace:
         return self.settings.resolve(self.settings.paths.personas_dir)
 
     @property
+    def night_log(self) -> Path:
+        """The JSON-lines log of night runs."""
+        return self.data_dir / self.settings.night.log_file
+
+    @property
     def categories(self) -> list[str]:
         """The configured topic categories."""
         return list(self.settings.categories.names)
@@ -62,14 +103,21 @@ class Workspace:
             "qdrant": q.url if q.url else str(self.qdrant_path),
             "articles": str(self.articles_dir),
             "personas": str(self.personas_dir),
-            "night_log": str(self.data_dir / self.settings.night.log_file),
+            "night_log": str(self.night_log),
         }
 
-    def lock(self, action: str = ""):  # noqa: ANN201 - a context manager
+    def lock(self, action: str = "") -> AbstractContextManager[None]:
         """Hold the workspace lock for a `with` block (see nonseq.lock); WorkspaceBusyError if taken."""
         from nonseq.lock import workspace_lock
 
         return workspace_lock(self.data_dir, action)
+
+    def memo(self, key: str, build: Callable[[], T]) -> T:
+        """A per-workspace object built once on first use (dropped when the workspace closes)."""
+        if key not in self._memo:
+            self._memo[key] = build()
+        value: T = self._memo[key]
+        return value
 
     # -- lazily opened parts -----------------------------------------------------------------
     @cached_property
@@ -85,7 +133,7 @@ class Workspace:
         return conn
 
     @cached_property
-    def store(self):  # noqa: ANN201 - nonseq.index.store.VectorStore
+    def store(self) -> VectorStore:
         """The vector store (embedded on disk unless [qdrant] url is set)."""
         from nonseq.index.store import VectorStore
 
@@ -95,32 +143,48 @@ class Workspace:
         self._closers.append(store)
         return store
 
+    @property
+    def models(self) -> ModelCache:
+        """Where loaded models are kept (the process-wide cache unless the workspace has its own)."""
+        if self._models is None:
+            from nonseq.cache import SHARED
+
+            self._models = SHARED
+        return self._models
+
     @cached_property
-    def embedder(self):  # noqa: ANN201 - nonseq.index.embed.Embedder
+    def embedder(self) -> Embedder:
         """The dense embedder."""
         from nonseq.index.embed import build_embedder
 
-        return build_embedder(self.settings.embedding)
+        return build_embedder(self.settings.embedding, self.models)
 
     @cached_property
-    def sparse(self):  # noqa: ANN201 - nonseq.index.sparse.SparseEncoder
+    def sparse(self) -> SparseEncoder:
         """The sparse BM25 encoder."""
         from nonseq.index.sparse import SparseEncoder
 
         return SparseEncoder(self.settings.sparse)
 
     @cached_property
-    def reranker(self):  # noqa: ANN201 - nonseq.retrieval.rerank.Reranker
-        """The reranker (falls back, marked offline, when its model cannot be loaded)."""
-        from nonseq.retrieval.rerank import build_reranker
+    def indexer(self) -> Indexer:
+        """Embeds chunks and writes them to the store."""
+        from nonseq.index.indexing import Indexer
 
-        reranker = build_reranker(self.settings.rerank, self.embedder, warn=False)
+        return Indexer(self.store, self.embedder, self.sparse)
+
+    @cached_property
+    def reranker(self) -> Reranker:
+        """The reranker (falls back, marked offline, when its model cannot be loaded)."""
+        from nonseq.index.rerankers import build_reranker
+
+        reranker = build_reranker(self.settings.rerank, self.embedder, self.models)
         self._warn_reranker_offline(reranker)
         return reranker
 
-    def _warn_reranker_offline(self, reranker: Any) -> None:
+    def _warn_reranker_offline(self, reranker: Reranker) -> None:
         """Warn about a fallback reranker once per workspace until [rerank] changes (doctor: always)."""
-        from nonseq.retrieval.rerank import fell_back, warn_once
+        from nonseq.index.rerankers import fell_back
 
         marker = self.data_dir / "reranker-offline.json"
         if not fell_back(self.settings.rerank, reranker):
@@ -130,24 +194,31 @@ class Workspace:
         key = self.settings.rerank.model_dump_json()
         if marker.is_file() and marker.read_text(encoding="utf-8") == key:
             return
-        warn_once(f"{reranker.note} (said once for this workspace; `nonseq doctor` repeats it)")
+        self.warn(f"{reranker.note} (said once for this workspace; `nonseq doctor` repeats it)")
         with contextlib.suppress(OSError):
             marker.parent.mkdir(parents=True, exist_ok=True)
             marker.write_text(key, encoding="utf-8")
 
     @cached_property
-    def domains(self):  # noqa: ANN201 - nonseq.research.domains.DomainRegistry
+    def domains(self) -> DomainRegistry:
         """The trusted/blocked domain registry (shipped lists plus the workspace's overrides)."""
         from nonseq.research.domains import load_default
 
         return load_default(user_dir=self.data_dir)
 
+    def fetcher(self) -> Fetcher:
+        """A new fetcher: [fetch] settings (its `hosts` map included) and the domain registry."""
+        from nonseq.research.fetch import Fetcher
+
+        return Fetcher(self.settings.fetch, self.domains)
+
     def close(self) -> None:
         """Close everything that was opened, newest first."""
         while self._closers:
             self._closers.pop().close()
-        for name in ("db", "store"):
+        for name in ("db", "store", "indexer"):
             self.__dict__.pop(name, None)
+        self._memo.clear()
 
     def __enter__(self) -> Workspace:
         return self

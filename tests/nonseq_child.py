@@ -1,10 +1,13 @@
 """`python -m tests.nonseq_child ARGS...`: the real `nonseq` CLI in a child process, for kill tests.
 
 Test-only wiring, from environment variables:
-- NONSEQ_TEST_WEB=1: the fetcher resolves the local web's names (tests/web.py HOSTS) to loopback.
+- Always: any name lookup or connection that would leave 127.0.0.0/8 fails (tests/web.py
+  guard_loopback); the local web's names reach the fetcher through `[fetch] hosts` in config.toml.
 - NONSEQ_TEST_KILL_AT=point:n: SIGKILL this process at the n-th pass through a point:
   `fetch` (a page fetched), `index` (a batch written to the vector store), `token` (a generated
   token), `article` (an article file being written, half its bytes on disk).
+- NONSEQ_TEST_PAUSE_AT=promote: after the promoted facts' points are stored (before the wipe),
+  print "paused at promote" on stderr and wait a minute, so a test can kill the process there.
 - NONSEQ_TEST_RSS_FILE=path: write this process's peak RSS (bytes) there at exit.
 """
 
@@ -33,21 +36,6 @@ def _point(name: str) -> None:
     """Die here (SIGKILL, no cleanup) when NONSEQ_TEST_KILL_AT names this pass."""
     if _due(name):
         os.kill(os.getpid(), signal.SIGKILL)
-
-
-def _wire_web() -> None:
-    """The local web's names resolve to loopback (no DNS in tests)."""
-    from nonseq.research import research
-    from nonseq.research.fetch import Fetcher
-    from tests.web import HOSTS
-
-    def resolve(host: str) -> list[str]:
-        name = host.lower().rstrip(".")
-        if name in HOSTS:
-            return [HOSTS[name]]
-        raise LookupError(f"{host} is not a name of the local web")
-
-    research.make_fetcher = lambda ws: Fetcher(ws.settings.fetch, ws.domains, resolve)
 
 
 def _after(cls: type, method: str, point: str) -> None:
@@ -88,7 +76,7 @@ def _wire_kill_points() -> None:
         return model
 
     llm_pkg.build_llm = build_llm
-    from nonseq import articles
+    from nonseq.writing import articles
 
     temp_write = articles._temp_write
 
@@ -99,6 +87,25 @@ def _wire_kill_points() -> None:
         return temp_write(folder, text)
 
     articles._temp_write = half_then_die
+
+
+def _wire_pause(point: str) -> None:
+    """Stop for a minute after the named point (printing where), to be killed there."""
+    import time
+
+    from nonseq.knowledge import promote
+
+    points = {"promote": (promote, "promote_facts")}
+    owner, name = points[point]
+    original = getattr(owner, name)
+
+    def paused(*args: Any, **kwargs: Any) -> Any:
+        result = original(*args, **kwargs)
+        print(f"paused at {point}", file=sys.stderr, flush=True)
+        time.sleep(60)
+        return result
+
+    setattr(owner, name, paused)
 
 
 def _record_rss() -> None:
@@ -115,10 +122,13 @@ def main() -> None:
     """Wire the test hooks, then run the real CLI."""
     if os.environ.get("NONSEQ_TEST_RSS_FILE"):
         atexit.register(_record_rss)
-    if os.environ.get("NONSEQ_TEST_WEB"):
-        _wire_web()
+    from tests.web import guard_loopback
+
+    guard_loopback(setattr)
     if os.environ.get("NONSEQ_TEST_KILL_AT"):
         _wire_kill_points()
+    if os.environ.get("NONSEQ_TEST_PAUSE_AT"):
+        _wire_pause(os.environ["NONSEQ_TEST_PAUSE_AT"])
     from nonseq.cli import main as cli_main
 
     sys.argv = ["nonseq", *sys.argv[1:]]

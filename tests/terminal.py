@@ -10,6 +10,7 @@ import os
 import re
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pexpect
@@ -27,10 +28,9 @@ class Terminal:
 
     def __init__(self, cwd: Path, *args: str, timeout: float = 60.0) -> None:
         env = {k: v for k, v in os.environ.items() if not k.startswith("NONSEQ_")}
-        # tests/nonseq_child.py: the real CLI; NONSEQ_TEST_WEB=1 only hands its fetcher the local
-        # web's stub resolver (a child cannot share the in-process tests' monkeypatch).
+        # tests/nonseq_child.py: the real CLI, kept on loopback (the local web's names are in
+        # the workspace's config.toml, [fetch] hosts).
         env.update(PYTHONPATH=str(ROOT), TERM="xterm", COLUMNS=str(COLS), LINES=str(ROWS),
-                   NONSEQ_TEST_WEB="1",
                    HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", EDITOR="true",
                    PROMPT_TOOLKIT_NO_CPR="1")  # pyte does not answer cursor position requests
         self.timeout = timeout
@@ -83,6 +83,17 @@ class Terminal:
             alive = self._pump(0.2)
         raise AssertionError(f"{text!r} never appeared; screen:\n{self.screen()}")
 
+    def wait_for(self, condition: Callable[[], bool], what: str, timeout: float | None = None) -> None:
+        """Wait (reading the screen meanwhile) until condition() holds; fail naming `what`."""
+        deadline = time.monotonic() + (timeout or self.timeout)
+        while time.monotonic() < deadline:
+            if condition():
+                print(f"{time.monotonic() - self.started:6.1f} s  {what}")  # shown when a test fails
+                return
+            if not self._pump(0.05):
+                break
+        raise AssertionError(f"{what} never happened; screen:\n{self.screen()}")
+
     def press(self, *keys: str, pause: float = 0.15) -> None:
         """Send keys ('esc', 'enter', 'ctrl-c', 'down', 'up' or literal text), one by one."""
         for key in keys:
@@ -102,7 +113,7 @@ class Terminal:
         assert self.finish() == 0, self.screen()
         assert "Traceback" not in self.transcript
 
-    def finish(self, timeout: float = 20.0) -> int:
+    def finish(self, timeout: float = 60.0) -> int:
         """Wait for the program to exit; its exit status."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline and self._pump(0.2):

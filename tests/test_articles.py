@@ -1,4 +1,4 @@
-"""Tests for nonseq.articles and `nonseq articles`: output, atomic versioned writes, listing."""
+"""Tests for nonseq.writing.articles and `nonseq articles`: output, atomic versioned writes, listing."""
 
 from __future__ import annotations
 
@@ -9,8 +9,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from nonseq import articles
-from nonseq.articles import (
+from nonseq.errors import NotFoundError, UsageError
+from nonseq.models import Candidate, Chunk, ContextPack, SourceKind, Topic
+from nonseq.verify.grounding import GroundingResult, check_grounding
+from nonseq.writing import articles
+from nonseq.writing.articles import (
     clean_reply,
     find_article,
     list_articles,
@@ -18,12 +21,9 @@ from nonseq.articles import (
     read_article,
     write_article,
 )
-from nonseq.errors import NotFoundError, UsageError
-from nonseq.grounding import GroundingResult, check_grounding
-from nonseq.models import Candidate, Chunk, ContextPack, SourceKind, Topic
-from nonseq.personas import get_persona
-from nonseq.prompt import SourceRef, build_prompt
-from nonseq.schemas import load_schema
+from nonseq.writing.personas import get_persona
+from nonseq.writing.prompt import SourceRef, build_prompt
+from nonseq.writing.schemas import load_schema
 
 SOURCES = [SourceRef(1, "Heat pump sales fall", "https://a.example/1"),
            SourceRef(2, "Why [costs] matter", "https://b.example/2"),
@@ -224,7 +224,7 @@ def test_pieces_compose_into_an_article(ws) -> None:  # noqa: ANN001
 
 
 def test_clean_reply_drops_preambles_and_repeated_lines() -> None:
-    from nonseq.articles import clean_reply
+    from nonseq.writing.articles import clean_reply
 
     reply = ("Here is the article:\n<<<Title: X>>\n\nThe early reviews are here, and not great [2].\n[CNBC]\n"
              "You are going to see a number of things.\nThe early reviews are here, and not great [1].\n"

@@ -21,7 +21,7 @@ import pytest
 from nonseq import lock
 from nonseq.config import load_settings
 from nonseq.errors import UsageError
-from nonseq.userfiles import decode_text, read_text_file
+from nonseq.text.files import decode_text, read_text_file
 from nonseq.workspace import Workspace
 
 REPO = Path(__file__).resolve().parents[1]
@@ -182,7 +182,7 @@ def test_text_detection_and_boms(isolated: Path) -> None:
 
 
 def test_utf16_file_with_a_bom_is_read_as_text(isolated: Path) -> None:
-    from nonseq.research.research import read_local
+    from nonseq.pipeline.research import read_local
 
     body = "Europa, one of Jupiter's moons, hides a salty ocean beneath its ice shell.\n" * 20
     (isolated / "europa.txt").write_bytes(body.encode("utf-16"))

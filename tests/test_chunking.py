@@ -7,15 +7,10 @@ import re
 import pytest
 
 from nonseq.index.embed import BUNDLED_MAX_TOKENS, bundled_tokenizer
-from nonseq.models import SourceKind
-from nonseq.research.chunking import (
-    SPECIAL_TOKENS,
-    Chunker,
-    embed_text,
-    provenance_header,
-    split_sentences,
-)
+from nonseq.models import SourceKind, provenance_header
+from nonseq.research.chunking import SPECIAL_TOKENS, Chunker
 from nonseq.research.extract import Document
+from nonseq.text.sentences import sentences as split_sentences
 
 
 def count(text: str) -> int:
@@ -54,8 +49,8 @@ def test_chunks_fit_the_model_window_with_header() -> None:
     chunks = chunker.chunks(doc, topic_slug="t", category="science", domain="example.org")
     assert len(chunks) > 3
     for chunk in chunks:
-        assert count(embed_text(chunk)) + SPECIAL_TOKENS <= BUNDLED_MAX_TOKENS
-        assert embed_text(chunk).startswith("[example.org › A very long title")
+        assert count(chunk.embedding_text()) + SPECIAL_TOKENS <= BUNDLED_MAX_TOKENS
+        assert chunk.embedding_text().startswith("[example.org › A very long title")
         assert chunk.text == chunk.text.strip() and not chunk.text.startswith("[")
 
 

@@ -3,8 +3,8 @@
 import pytest
 
 from nonseq.config import GateSettings
-from nonseq.gate import evaluate
-from nonseq.models import Candidate, Chunk, ContextPack, SourceKind, Topic
+from nonseq.models import Candidate, Chunk, ContextPack, DropReason, SourceKind, Topic
+from nonseq.pipeline.gate import evaluate
 
 TOPIC = Topic(title="T", slug="t", category="ai")
 
@@ -22,7 +22,8 @@ def _pack(scores: list[float], domains: int = 3, offline: bool = False,
         cands.append(cand)
     for i in range(extra_unranked):  # dropped by dedup before the reranker
         chunk = Chunk(text="dup", topic_slug="t", category="ai", url=f"https://x.org/{i}", domain="x.org")
-        cand = Candidate(chunk=chunk, group=SourceKind.RESEARCH, dropped="duplicate")
+        cand = Candidate(chunk=chunk, group=SourceKind.RESEARCH)
+        cand.discard(DropReason.DUPLICATE, "duplicate")
         cand.record("bm25", 1.0)
         cands.append(cand)
     return ContextPack(topic=TOPIC, query="T", pool=cands, reranker=reranker,

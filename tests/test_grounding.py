@@ -1,7 +1,7 @@
-"""Tests for nonseq.grounding: marker resolution, sentence splitting and support matching.
+"""Tests for nonseq.verify.grounding: marker resolution, sentence splitting and support matching.
 
 The two labelled sets below are also the calibration data of grounding.Thresholds: with the
-bundled all-MiniLM-L6-v2 and the support check (nonseq.support), every supported sentence (S)
+bundled all-MiniLM-L6-v2 and the support check (nonseq.verify.support), every supported sentence (S)
 gets the right marker added and every unsupported one (U) is counted, including figure
 mismatches, names the chunk lacks and the author's own framing.
 """
@@ -12,15 +12,11 @@ from dataclasses import dataclass
 
 import pytest
 
-from nonseq.grounding import (
-    Thresholds,
-    check_grounding,
-    count_citations,
-    expand_marker,
-    numbers,
-    resolve_markers,
-    split_sentences,
-)
+from nonseq.text.citations import count_citations, resolve_markers
+from nonseq.text.markers import expand_marker
+from nonseq.text.sentences import split_sentences
+from nonseq.text.words import numbers
+from nonseq.verify.grounding import Thresholds, check_grounding
 
 
 @dataclass
@@ -293,7 +289,8 @@ def test_no_facts_and_short_fragments() -> None:
 
 
 def test_markers_without_a_claim_are_removed_and_counted() -> None:
-    from nonseq.grounding import check_grounding, drop_orphan_markers
+    from nonseq.text.citations import drop_orphan_markers
+    from nonseq.verify.grounding import check_grounding
 
     text, dropped = drop_orphan_markers("# T\n\n[1]\n2. [3][4]. [5]\n\nShort one [1].\nA real claim here [2].")
     assert dropped == 5

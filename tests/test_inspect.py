@@ -8,16 +8,8 @@ import pytest
 
 from nonseq.config import load_settings
 from nonseq.index.store import research_collection
-from nonseq.indexing import index_chunks
 from nonseq.models import Chunk
-from nonseq.retrieval import rerank as rr
 from nonseq.workspace import Workspace
-
-
-@pytest.fixture(autouse=True)
-def fresh_warnings(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No reranker warning printed yet in this test."""
-    monkeypatch.setattr(rr, "_WARNED", set())
 
 
 @pytest.fixture
@@ -34,15 +26,15 @@ def topic_id(cli) -> str:  # noqa: ANN001
                     url=f"https://site{i}.org/p", domain=f"site{i}.org", title=f"Site {i}",
                     trust_boost=0.7 if i == 2 else 0.0) for i, t in enumerate(texts)]
     with Workspace(load_settings()) as ws:
-        index_chunks(ws, research_collection("climate"), chunks)
+        ws.indexer.index(research_collection("climate"), chunks)
     return str(topic["id"])
 
 
 def test_inspect_table(cli, topic_id: str, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
     """The table lists the chosen chunks with each step's score and what was dropped, and why."""
-    from nonseq.commands import _common
+    from nonseq.ui import console
 
-    monkeypatch.setattr(_common.console, "width", 220)
+    monkeypatch.setattr(console.console, "width", 220)
     result = cli("inspect", topic_id)
     out = result.stdout
     assert "Research facts" in out and "bm25" in out and "rerank" in out

@@ -25,6 +25,8 @@ from nonseq.knowledge.records import FactRecord
 from nonseq.models import Topic
 from nonseq.workspace import Workspace
 
+REPO = Path(__file__).resolve().parents[1]
+
 WEB = Path(__file__).resolve().parents[2] / "shared" / "data" / "web" / "scrapinghub-aeb"
 #: Real news pages about Apple's MacBook Pro keyboards (the Article Extraction Benchmark).
 MACBOOK = ["232a43fb15ab", "65bf3048b500"]
@@ -239,13 +241,13 @@ def test_kill_between_promotion_and_wipe(cli, isolated: Path) -> None:  # noqa: 
     cli("knowledge", "extract", str(tid))
     ids = [f["id"] for f in _facts(cli)]
     cli("knowledge", "keep", *map(str, ids))
-    env = {**os.environ, "NONSEQ_TEST_PAUSE": "after_promote"}
-    proc = subprocess.Popen([sys.executable, "-m", "nonseq", "knowledge", "promote", str(tid)],
+    env = {**os.environ, "NONSEQ_TEST_PAUSE_AT": "promote", "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen([sys.executable, "-m", "tests.nonseq_child", "knowledge", "promote", str(tid)],
                             cwd=isolated, env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 120
         line = b""
-        while b"paused at after_promote" not in line and time.monotonic() < deadline:
+        while b"paused at promote" not in line and time.monotonic() < deadline:
             line = proc.stderr.readline() if proc.stderr else b""  # type: ignore[union-attr]
             assert line or proc.poll() is None, "promote ended before the pause"
         proc.send_signal(signal.SIGKILL)
@@ -349,7 +351,7 @@ def test_review_keys_keep_every_decision(ws: Workspace) -> None:
     from prompt_toolkit.output import DummyOutput
     from rich.console import Console
 
-    from nonseq.menus.fact_review import review
+    from nonseq.ui.fact_review import review
 
     texts = ["Apple shipped the 16-inch MacBook Pro in November 2019.",
              "The MacBook Pro keyboard uses scissor switches.",

@@ -48,6 +48,10 @@ class Scripted(ChatBackend):
         """Always fine."""
         return "scripted: ok"
 
+    def probe(self, timeout: float) -> str:
+        """Always there."""
+        return "scripted: up"
+
 
 def test_scripted_backend_satisfies_protocol() -> None:
     """ChatBackend subclasses are LLMs."""

@@ -199,7 +199,8 @@ def test_ctrl_c_stops_research_and_the_topic_resumes(term: Any, web_env: Path,
     _queue_and_open(t)
     _own_sources(t, local_web.hostile("/slow?s=30"))  # answers after 30 s
     t.wait("pages")
-    time.sleep(1.0)
+    seen = local_web.stats["hostile.test"].requests
+    t.wait_for(lambda: any(path.startswith("/slow") for path in seen), "the slow page is being fetched")
     t.press("ctrl-c")
     t.wait("stopped")
     assert db(web_env).execute("SELECT stage FROM topics").fetchone()[0] == "researching"
@@ -337,7 +338,7 @@ def test_inspect_and_promote_hand_written_text_then_search_it(term: Any, isolate
     t.wait("embryo-like state")
     t.press("enter")
     t.press("6")
-    t.wait("by_status")
+    t.wait("status: promoted 1")
     t.press("enter")
     t.leave(2)
     row = db(isolated).execute("SELECT status, kind, category, text FROM facts").fetchone()

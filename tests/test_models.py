@@ -5,7 +5,6 @@ from nonseq.models import (
     Candidate,
     Chunk,
     ContextPack,
-    Fact,
     GateCheck,
     GateVerdict,
     SourceKind,
@@ -77,12 +76,3 @@ def test_gate_verdict_and_pack_serialise() -> None:
     pack = ContextPack(topic=topic, query="T",
                        research=[Candidate(chunk=_chunk(), group=SourceKind.RESEARCH)])
     assert pack.to_dict()["research"][0]["url"] == "https://a.example/x"
-
-
-def test_fact_becomes_a_knowledge_or_evergreen_chunk() -> None:
-    fact = Fact(text="X is Y.", topic_slug="t", category="ai", id=7)
-    assert fact.to_chunk().source_kind is SourceKind.KNOWLEDGE
-    fact.evergreen = True
-    chunk = fact.to_chunk()
-    assert chunk.source_kind is SourceKind.EVERGREEN
-    assert chunk.extra["fact_id"] == 7

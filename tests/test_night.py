@@ -20,7 +20,7 @@ from nonseq import lock, queue
 from nonseq.config import load_settings
 from nonseq.errors import BackendError, UsageError
 from nonseq.models import Stage
-from nonseq.night import NightOptions, parse_until, plan, run_night
+from nonseq.pipeline.night import NightOptions, parse_until, plan, run_night
 from nonseq.workspace import Workspace
 from tests.web import LocalWeb, free_port
 
@@ -140,7 +140,7 @@ def test_topic_time_limit_fails_it_for_a_retry_next_night(night_env: Path) -> No
 
 
 def _child(args: list[str], kill_at: str = "") -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(REPO), "NONSEQ_TEST_WEB": "1"}
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
     if kill_at:
         env["NONSEQ_TEST_KILL_AT"] = kill_at
     return subprocess.run([sys.executable, "-m", "tests.nonseq_child", *args], env=env,

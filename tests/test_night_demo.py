@@ -12,9 +12,10 @@ import yaml
 from nonseq import queue
 from nonseq.config import load_settings
 from nonseq.errors import NotFoundError, StageError
-from nonseq.models import Stage
+from nonseq.events import Event, Kind
+from nonseq.models import Stage, ThinChoice
+from nonseq.pipeline.write import write_topic
 from nonseq.workspace import Workspace
-from nonseq.writer import CONTINUE, DELETE, write_topic
 from tests.web import LocalWeb
 
 pytestmark = [pytest.mark.slow]
@@ -30,7 +31,7 @@ def no_uber(web_env: Path) -> Path:
 
 def _thin_topic(ws: Workspace, local_web: LocalWeb) -> int:
     """A topic researched from one page only: THIN, and too few chunks to continue."""
-    from nonseq.research.research import run_research
+    from nonseq.pipeline.research import run_research
 
     page = next(p for p in local_web.pages if p.topic == "hibernation")
     topic = queue.add_topic(ws.db, "Hibernating astronauts", "space", ws.categories)
@@ -43,9 +44,9 @@ def test_thin_choices_delete_and_refuse_continue_after_hard_failure(no_uber: Pat
         ws.settings.gate.min_chunks = 50  # one page can never give that many: a hard failure
         topic_id = _thin_topic(ws, local_web)
         with pytest.raises(StageError, match="Continue is not allowed"):
-            write_topic(ws, topic_id, decide=lambda _t, _v: CONTINUE)
+            write_topic(ws, topic_id, decide=lambda _t, _v: ThinChoice.CONTINUE)
         assert queue.get_topic(ws.db, topic_id).stage is Stage.THIN
-        result = write_topic(ws, topic_id, decide=lambda _t, v: DELETE)
+        result = write_topic(ws, topic_id, decide=lambda _t, v: ThinChoice.DELETE)
         assert result.outcome == "deleted" and result.article is None
         with pytest.raises(NotFoundError):
             queue.get_topic(ws.db, topic_id)
@@ -104,8 +105,8 @@ def test_ctrl_c_while_writing_leaves_a_resumable_topic(no_uber: Path) -> None:
     with Workspace(load_settings()) as ws:
         topic = queue.add_topic(ws.db, "Google Stadia game streaming launch", "software", ws.categories)
 
-        def interrupt(event: str, _detail: str) -> None:
-            if event == "token":
+        def interrupt(event: Event) -> None:
+            if event.kind is Kind.TEXT:
                 raise KeyboardInterrupt
 
         with pytest.raises(KeyboardInterrupt):

@@ -1,4 +1,4 @@
-"""Tests for nonseq.personas and `nonseq persona`: files, overrides, and loading into Qdrant."""
+"""Tests for nonseq.writing.personas and `nonseq persona`: files, overrides, and loading into Qdrant."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from nonseq.errors import NotFoundError, UsageError
 from nonseq.index.store import TRIGGER
 from nonseq.models import SourceKind
-from nonseq.personas import (
+from nonseq.writing.personas import (
     BUNDLED_DIR,
     get_persona,
     list_personas,

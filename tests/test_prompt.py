@@ -1,4 +1,4 @@
-"""Tests for nonseq.prompt: section order, per-URL numbering, budget trimming and fencing."""
+"""Tests for nonseq.writing.prompt: section order, per-URL numbering, budget trimming and fencing."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 
 from nonseq.errors import ConfigError
 from nonseq.models import Candidate, Chunk, ContextPack, SourceKind, Topic
-from nonseq.personas import parse_persona
-from nonseq.prompt import (
+from nonseq.writing.personas import parse_persona
+from nonseq.writing.prompt import (
     Prompt,
     build_prompt,
     defang,
@@ -18,7 +18,7 @@ from nonseq.prompt import (
     number_sources,
     section_headers,
 )
-from nonseq.schemas import BUNDLED_DIR, parse_schema
+from nonseq.writing.schemas import BUNDLED_DIR, parse_schema
 
 PERSONA = Path(__file__).resolve().parents[1] / "nonseq" / "assets" / "personas"
 #: The section order written in the contract (spec §4 "Context Assembly"), not the code's own tuple.

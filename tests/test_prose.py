@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from nonseq.research.prose import PROSE_MIN, is_prose, prose_score
+from nonseq.text.prose import PROSE_MIN, is_prose, prose_score
 from tests.shared_data import AEB
 
 #: Furniture as it appears in real pages (the bundled demo's space.com pages and common patterns).

@@ -2,8 +2,7 @@
 
 import json
 
-from nonseq.indexing import TRIGGER_KEY, embed_text, index_chunks, provenance_header
-from nonseq.models import Chunk, SourceKind
+from nonseq.models import TRIGGER_KEY, Chunk, SourceKind, provenance_header
 
 
 def _chunk(i: int, kind: SourceKind = SourceKind.RESEARCH, **extra) -> Chunk:
@@ -15,8 +14,8 @@ def _chunk(i: int, kind: SourceKind = SourceKind.RESEARCH, **extra) -> Chunk:
 def test_research_text_is_embedded_with_its_provenance_header() -> None:
     chunk = _chunk(1)
     assert provenance_header(chunk.domain, chunk.title, chunk.published) == "[nasa.gov › Launch › 2024-05-01]"
-    assert embed_text(chunk).startswith("[nasa.gov › Launch › 2024-05-01]\nSentence number 1")
-    assert embed_text(_chunk(1, SourceKind.KNOWLEDGE)) == chunk.text
+    assert chunk.embedding_text().startswith("[nasa.gov › Launch › 2024-05-01]\nSentence number 1")
+    assert _chunk(1, SourceKind.KNOWLEDGE).embedding_text() == chunk.text
 
 
 def test_reembed_rebuilds_a_collection_built_with_another_model(ws, cli) -> None:
@@ -39,10 +38,10 @@ def test_reembed_rebuilds_a_collection_built_with_another_model(ws, cli) -> None
 
 
 def test_reembed_keeps_persona_triggers(ws) -> None:
-    from nonseq.indexing import reembed_collection
+    from nonseq.pipeline.vectors import reembed_collection
 
     chunks = [_chunk(i, SourceKind.PERSONA, **{TRIGGER_KEY: f"trigger {i}"}) for i in range(3)]
-    index_chunks(ws, "persona_p", chunks, triggers=[c.extra[TRIGGER_KEY] for c in chunks])
+    ws.indexer.index("persona_p", chunks, triggers=[c.extra[TRIGGER_KEY] for c in chunks])
     assert reembed_collection(ws, "persona_p") == 3
     points = ws.store.scroll_all("persona_p", vectors=True)
     assert all("trigger_dense" in p.vectors for p in points)

@@ -8,15 +8,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from nonseq.cache import ModelCache
 from nonseq.config import RerankSettings
 from nonseq.errors import BackendError
 from nonseq.index.embed import ASSETS
-from nonseq.retrieval import rerank as rr
-from nonseq.retrieval.rerank import (
+from nonseq.index.rerankers import (
     BiEncoderReranker,
     CrossEncoderReranker,
     FastEmbedReranker,
     build_reranker,
+    check_reranker,
     sigmoid,
     to_unit_scores,
 )
@@ -39,11 +40,10 @@ def tiny_cross_encoder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-@pytest.fixture(autouse=True)
-def fresh_warnings(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each test starts with no warning printed yet and no model loaded."""
-    monkeypatch.setattr(rr, "_WARNED", set())
-    monkeypatch.setattr(rr, "_LOADED", {})
+@pytest.fixture
+def models() -> ModelCache:
+    """No model loaded yet."""
+    return ModelCache()
 
 
 class FakeEmbedder:
@@ -77,24 +77,25 @@ def test_sigmoid_maps_logits_into_unit_interval() -> None:
         to_unit_scores(np.zeros((2, 2, 2)))
 
 
-def test_offline_fallback_warns_once_and_is_marked(capsys: pytest.CaptureFixture[str]) -> None:
-    """A model that is not on disk: one stderr warning, bi-encoder fallback, offline=True."""
+def test_offline_fallback_is_marked_with_the_fix(capsys: pytest.CaptureFixture[str], models: ModelCache) -> None:
+    """A model that is not on disk: bi-encoder fallback, offline=True, a note naming the model and
+    the fix (the workspace prints it once; the builder prints nothing), and no failed load kept."""
     settings = RerankSettings()  # BAAI/bge-reranker-v2-m3, not available here
-    first = build_reranker(settings, FakeEmbedder())
-    second = build_reranker(settings, FakeEmbedder())
-    err = capsys.readouterr().err
-    assert err.count("warning:") == 1 and "bge-reranker-v2-m3" in err and "model_path" in err
+    first = build_reranker(settings, FakeEmbedder(), models)
+    second = build_reranker(settings, FakeEmbedder(), models)
+    assert capsys.readouterr().err == "" and len(models) == 0
     for r in (first, second):
         assert isinstance(r, BiEncoderReranker) and r.offline and "offline" in r.note
-    none = build_reranker(settings.model_copy(update={"fallback": "none"}), FakeEmbedder())
+        assert "bge-reranker-v2-m3" in r.note and "model_path" in r.note
+    none = build_reranker(settings.model_copy(update={"fallback": "none"}), FakeEmbedder(), models)
     assert none.backend == "none" and none.offline
 
 
 def test_missing_model_path_and_fastembed_offline() -> None:
     """A model_path without a model, and fastembed without its files, both fall back."""
-    bad = build_reranker(RerankSettings(model_path="/nonexistent/ce"), FakeEmbedder(), warn=False)
+    bad = build_reranker(RerankSettings(model_path="/nonexistent/ce"), FakeEmbedder(), ModelCache())
     assert bad.offline and "config.json" in bad.note
-    fe = build_reranker(RerankSettings(backend="fastembed"), FakeEmbedder(), warn=False)
+    fe = build_reranker(RerankSettings(backend="fastembed"), FakeEmbedder(), ModelCache())
     assert fe.offline and fe.backend == "bi-encoder"
 
 
@@ -130,17 +131,17 @@ def test_bi_encoder_uses_stored_vectors_and_clips() -> None:
     assert r.score("q", []).size == 0
 
 
-def test_tiny_cross_encoder_plumbing(tiny_cross_encoder: Path) -> None:
+def test_tiny_cross_encoder_plumbing(tiny_cross_encoder: Path, models: ModelCache) -> None:
     """The real sentence-transformers path: local folder, window cut, batches, [0,1] scores."""
     settings = RerankSettings(model_path=str(tiny_cross_encoder), batch_size=2, max_length=512)
-    r = build_reranker(settings, FakeEmbedder())
+    r = build_reranker(settings, FakeEmbedder(), models)
     assert isinstance(r, CrossEncoderReranker) and not r.offline
     assert r.max_length == 128  # cut to the model's position window
     passages = ["short", "x " * 5000, "another passage", "a fourth one", "fifth"]
     out = r.score("a query about something", passages)
     assert out.shape == (5,) and np.all((out >= 0) & (out <= 1))
     assert r.score("q", []).size == 0
-    assert build_reranker(settings, FakeEmbedder()) is r  # loaded once per process
+    assert build_reranker(settings, FakeEmbedder(), models) is r  # loaded once per cache (process)
 
 
 def test_cross_encoder_import_error_is_a_backend_error(monkeypatch: pytest.MonkeyPatch,
@@ -162,27 +163,26 @@ def test_cross_encoder_import_error_is_a_backend_error(monkeypatch: pytest.Monke
 
 def test_doctor_reports_the_reranker(ws, tiny_cross_encoder: Path) -> None:  # noqa: ANN001
     """The doctor check names the fallback and the fix, or the loaded model."""
-    from nonseq.doctor import EXTRA_CHECKS
+    from nonseq.pipeline.doctor import CHECKS
 
-    detail = EXTRA_CHECKS["reranker"](ws)
+    detail = CHECKS["reranker"](ws)
     assert "OFFLINE" in detail and "model_path" in detail
     ws.settings.rerank.model_path = str(tiny_cross_encoder)
-    ws.__dict__.pop("reranker", None)
-    detail = rr.check_reranker(ws)
+    detail = CHECKS["reranker"](ws)
     assert "loaded" in detail and "tiny" in detail
+    assert check_reranker(build_reranker(ws.settings.rerank, FakeEmbedder(), ModelCache())) == detail
 
 
 def test_pipeline_with_the_tiny_cross_encoder(ws, tiny_cross_encoder: Path) -> None:  # noqa: ANN001
     """A loaded cross-encoder: the run is not offline and its scores are used as they are."""
     from nonseq.index.store import research_collection
-    from nonseq.indexing import index_chunks
     from nonseq.models import Chunk, Topic
     from nonseq.retrieval.pipeline import retrieve
 
     ws.settings.rerank.model_path = str(tiny_cross_encoder)
     texts = ["Tidal turbines sit on the sea floor.", "Tidal range power uses lagoons.",
              "Cats sleep most of the day."]
-    index_chunks(ws, research_collection("climate"),
+    ws.indexer.index(research_collection("climate"),
                  [Chunk(text=t, topic_slug="tidal", category="climate", url=f"https://s{i}.org")
                   for i, t in enumerate(texts)])
     pack = retrieve(ws, Topic(title="Tidal power", slug="tidal", category="climate"))
@@ -192,7 +192,7 @@ def test_pipeline_with_the_tiny_cross_encoder(ws, tiny_cross_encoder: Path) -> N
         assert 0.0 <= c.scores["rerank"] <= 1.0
         assert c.scores["fused"] == c.scores["rerank"]  # fusion auto: none for cross-encoders
     from nonseq.config import GateSettings
-    from nonseq.gate import evaluate
+    from nonseq.pipeline.gate import evaluate
 
     settings = GateSettings(min_chunks=1, min_domains=1, min_mean_score=0.25,
                             min_mean_score_bi_encoder=0.99)
@@ -207,13 +207,12 @@ def test_pipeline_with_the_tiny_cross_encoder(ws, tiny_cross_encoder: Path) -> N
 def test_backend_none_keeps_the_prerank_order(ws) -> None:  # noqa: ANN001
     """[rerank] backend = none: no rerank scores, the BM25 order stands, marked offline."""
     from nonseq.index.store import research_collection
-    from nonseq.indexing import index_chunks
     from nonseq.models import Chunk, Topic
     from nonseq.retrieval.pipeline import retrieve
 
     ws.settings.rerank.backend = "none"
     texts = ["Tidal power tidal power tidal lagoons.", "Tidal power.", "Cats sleep."]
-    index_chunks(ws, research_collection("climate"),
+    ws.indexer.index(research_collection("climate"),
                  [Chunk(text=t, topic_slug="tidal", category="climate", url=f"https://s{i}.org")
                   for i, t in enumerate(texts)])
     pack = retrieve(ws, Topic(title="Tidal power", slug="tidal", category="climate"))

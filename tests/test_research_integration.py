@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from nonseq import queue
+from nonseq.events import Event, Kind, Step
 from nonseq.index.store import StoredPoint, research_collection
-from nonseq.models import PAYLOAD_KEYS, Stage
-from nonseq.research import research
-from nonseq.research.chunking import provenance_header
+from nonseq.models import PAYLOAD_KEYS, Stage, provenance_header
+from nonseq.pipeline import research
 from tests.web import LocalWeb, write_config  # noqa: F401 - fixtures web_env/open_ws live there
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("loopback_only")]
@@ -147,8 +147,8 @@ def test_user_urls_and_files(cli: Any, open_ws: Any, local_web: LocalWeb, search
 def test_interrupted_run_resumes_without_duplicates(cli: Any, open_ws: Any) -> None:
     cli("queue", "add", TOPIC, "-c", CATEGORY)
 
-    def interrupt(phase: str, summary: research.ResearchSummary) -> None:
-        if phase == "index" and summary.chunks:
+    def interrupt(event: Event) -> None:
+        if event.step is Step.INDEX and event.data.chunks:
             raise KeyboardInterrupt
 
     with open_ws() as ws, pytest.raises(KeyboardInterrupt):
@@ -178,8 +178,9 @@ def test_embedding_does_not_wait_for_every_page(
     urls = [p.url for p in local_web.pages if p.topic == "plague"] + [slow]
     events: list[tuple[str, int, int]] = []
 
-    def record(phase: str, summary: research.ResearchSummary) -> None:
-        events.append((phase, summary.done, summary.chunks))
+    def record(event: Event) -> None:
+        if event.data is not None and event.kind is Kind.UPDATE:
+            events.append((event.step.value, event.data.done, event.data.chunks))
 
     with open_ws() as ws:
         summary = research.run_research(ws, 1, urls=urls, progress=record)

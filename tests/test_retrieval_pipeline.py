@@ -8,9 +8,7 @@ import numpy as np
 import pytest
 
 from nonseq.index.store import EVERGREEN, knowledge_collection, persona_collection, research_collection
-from nonseq.indexing import index_chunks
 from nonseq.models import Chunk, SourceKind, Topic
-from nonseq.retrieval import rerank as rr
 from nonseq.retrieval.pipeline import research_pool, retrieve
 from nonseq.retrieval.sources import research_candidates
 from nonseq.workspace import Workspace
@@ -18,12 +16,6 @@ from nonseq.workspace import Workspace
 TOPIC = Topic(title="Surface codes for quantum error correction", slug="qec", category="science",
               focus="why logical qubits need many physical qubits",
               sub_queries=["below threshold error rates"], persona="ada", id=1)
-
-
-@pytest.fixture(autouse=True)
-def fresh_warnings(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No reranker warning printed yet in this test."""
-    monkeypatch.setattr(rr, "_WARNED", set())
 
 
 def chunk(text: str, url: str, pos: int = 0, *, kind: SourceKind = SourceKind.RESEARCH,
@@ -87,23 +79,23 @@ def filled(ws: Workspace) -> Workspace:
         chunk("The surface code tolerates about one percent error per physical qubit.",
               "https://c.org/3", 0),
     ]
-    index_chunks(ws, research_collection("science"), research)
+    ws.indexer.index(research_collection("science"), research)
     know = [chunk("Google's Willow chip showed surface code memory below threshold in 2024.",
                   "https://k.org/1", 1, kind=SourceKind.KNOWLEDGE),
             chunk("Bananas ripen faster in a paper bag.", "https://k.org/2", 2,
                   kind=SourceKind.KNOWLEDGE, slug="fruit")]
-    index_chunks(ws, knowledge_collection("science"), know)
+    ws.indexer.index(knowledge_collection("science"), know)
     ever = [chunk("A qubit is the quantum analogue of a classical bit.", "", 1,
                   kind=SourceKind.EVERGREEN, slug=""),
             chunk("Error correcting codes add redundancy to detect and fix errors.", "", 2,
                   kind=SourceKind.EVERGREEN, slug=""),
             chunk("Interest rates are set by central banks.", "", 3, kind=SourceKind.EVERGREEN,
                   slug="", category="finance")]
-    index_chunks(ws, EVERGREEN, ever)
+    ws.indexer.index(EVERGREEN, ever)
     voice = [chunk(t, "", i, kind=SourceKind.PERSONA, slug="", category="")
              for i, t in enumerate(["I explain with kitchen analogies.", "I never use jargon.",
                                     "I close with a question."])]
-    index_chunks(ws, persona_collection("ada"), voice,
+    ws.indexer.index(persona_collection("ada"), voice,
                  triggers=["cooking food", "physical qubits and logical qubits", "endings"])
     ws.settings.retrieval.per_url_max = 2
     return ws
@@ -159,8 +151,8 @@ def test_knowledge_uses_store_hybrid_when_too_large(ws: Workspace,
                    kind=SourceKind.KNOWLEDGE, slug="farming") for i in range(103)]
     facts.append(chunk("Surface codes need a grid of physical qubits.", "https://k.org/q", 0,
                        kind=SourceKind.KNOWLEDGE))
-    index_chunks(ws, knowledge_collection("science"), facts)
-    index_chunks(ws, research_collection("science"),
+    ws.indexer.index(knowledge_collection("science"), facts)
+    ws.indexer.index(research_collection("science"),
                  [chunk("Surface code basics for logical qubits.", "https://a.org/1")])
     hybrids = count_calls(monkeypatch, ws.store, "hybrid")
     pack = retrieve(ws, TOPIC)

@@ -6,10 +6,8 @@ import numpy as np
 import pytest
 
 from nonseq.index.store import EVERGREEN, knowledge_collection, research_collection
-from nonseq.indexing import index_chunks
 from nonseq.models import Chunk, SourceKind, Topic
-from nonseq.retrieval import pipeline
-from nonseq.retrieval.pipeline import chain_runs, invalidate, retrieve
+from nonseq.retrieval.pipeline import PackCache, invalidate, pack_cache, retrieve
 from nonseq.workspace import Workspace
 
 TOPIC = Topic(title="Tidal power in estuaries", slug="tidal", category="climate",
@@ -67,44 +65,45 @@ def test_the_chain_runs_once_per_state(ws: Workspace, monkeypatch: pytest.Monkey
     """Same state: the cached pack (a copy); any write, invalidate() or setting: a fresh run."""
     put(ws, research_collection("climate"),
         [chunk(PROSE, f"https://r{i}.org/a", i) for i in range(6)])
-    start = chain_runs()
+    start = pack_cache(ws).runs
     first = retrieve(ws, TOPIC)
     again = retrieve(ws, TOPIC)
-    assert chain_runs() - start == 1
+    assert pack_cache(ws).runs - start == 1
     assert [c.point_id for c in again.pool] == [c.point_id for c in first.pool]
     again.pool[0].scores["rerank"] = 99.0  # callers may change their copy...
     again.research.clear()
     third = retrieve(ws, TOPIC)
     assert third.pool[0].scores["rerank"] != 99.0 and third.research  # ...not the cache
     assert {id(c) for c in third.research} <= {id(c) for c in third.pool}
-    assert chain_runs() - start == 1
+    assert pack_cache(ws).runs - start == 1
 
     put(ws, research_collection("climate"), [chunk(PROSE, "https://new.org/a")], 9)  # indexing
-    assert len(retrieve(ws, TOPIC).pool) == 7 and chain_runs() - start == 2
+    assert len(retrieve(ws, TOPIC).pool) == 7 and pack_cache(ws).runs - start == 2
     ws.store.delete(knowledge_collection("climate"), {"topic_slug": "tidal"})  # a wipe (no-op)
     retrieve(ws, TOPIC)
-    assert chain_runs() - start == 3
+    assert pack_cache(ws).runs - start == 3
     invalidate(ws, TOPIC)
     retrieve(ws, TOPIC)
-    assert chain_runs() - start == 4
+    assert pack_cache(ws).runs - start == 4
     invalidate(ws, "tidal")
     retrieve(ws, TOPIC)
     invalidate(ws)
     retrieve(ws, TOPIC)
-    assert chain_runs() - start == 6
+    assert pack_cache(ws).runs - start == 6
     ws.settings.retrieval.final_top = 3
-    assert len(retrieve(ws, TOPIC).research) == 3 and chain_runs() - start == 7
+    assert len(retrieve(ws, TOPIC).research) == 3 and pack_cache(ws).runs - start == 7
     other = Topic(title=TOPIC.title, slug="tidal", category="climate", focus="something else")
     retrieve(ws, other)
-    assert chain_runs() - start == 8
-    monkeypatch.setattr(pipeline, "CACHE_SIZE", 1)
+    assert pack_cache(ws).runs - start == 8
+    small = ws.memo("context_packs", PackCache)
+    small.size = 1
     retrieve(ws, TOPIC)
-    assert len(pipeline._CACHE[ws.store]) == 1
+    assert len(pack_cache(ws).packs) == 1
 
 
 def test_link_lists_and_share_lines_never_become_facts(ws: Workspace) -> None:
     """A chunk of related links and share buttons stays in the pool but is not selected."""
-    index_chunks(ws, research_collection("climate"),
+    ws.indexer.index(research_collection("climate"),
                  [chunk(PROSE, "https://a.org/1"), chunk(LINKS, "https://b.org/2"),
                   chunk("Tidal power in estuaries: lagoons cost more than wind farms per unit.",
                         "https://c.org/3")])

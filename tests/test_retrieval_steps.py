@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from nonseq.models import Candidate, Chunk, SourceKind
+from nonseq.models import Candidate, Chunk, DropReason, SourceKind
 from nonseq.retrieval.dedup import dedup
 from nonseq.retrieval.fusion import fuse, fuse_scores, ranks, rrf
 from nonseq.retrieval.normalize import finalize, minmax, normalize
@@ -120,8 +120,8 @@ def test_trust_boost_reorders_the_pool_cut() -> None:
     assert [c.chunk.text for c in ranked] == ["t", "a", "b"]
     assert t.scores["trust"] == pytest.approx(12.0) and a.scores["trust"] == 10.0
     kept = ranked[:2]
-    gone = mark_rest(ranked, kept, "below the pre-rank cut")
-    assert gone == [b] and b.dropped == "below the pre-rank cut"
+    gone = mark_rest(ranked, kept, DropReason.PRERANK_CUT, "below the pre-rank cut")
+    assert gone == [b] and b.dropped == "below the pre-rank cut" and b.drop is DropReason.PRERANK_CUT
 
 
 # -- fusion ---------------------------------------------------------------------------------------

@@ -197,12 +197,10 @@ def test_a_model_that_cannot_load_is_one_line_without_library_logs(cli: Any, iso
 
 def test_reranker_offline_warning_once_per_workspace_until_the_setting_changes(
         settings: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    from nonseq.retrieval import rerank
     from nonseq.workspace import Workspace
 
     def warnings(current: Any) -> str:
-        monkeypatch.setattr(rerank, "_WARNED", set())  # as if each were a new process
-        with Workspace(current) as ws:
+        with Workspace(current) as ws:  # a new workspace, as in a new process
             assert ws.reranker.offline
         return capsys.readouterr().err
 

@@ -1,4 +1,4 @@
-"""Tests for nonseq.schemas and `nonseq schema`: bundled schemas, user overrides, validation."""
+"""Tests for nonseq.writing.schemas and `nonseq schema`: bundled schemas, user overrides, validation."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 
 from nonseq.config import load_settings
 from nonseq.errors import NotFoundError, UsageError
-from nonseq.schemas import BUNDLED_DIR, list_schemas, load_schema, parse_schema
 from nonseq.workspace import Workspace
+from nonseq.writing.schemas import BUNDLED_DIR, list_schemas, load_schema, parse_schema
 
 REPO_DATA = Path(__file__).resolve().parents[1] / "data" / "schemas"
 

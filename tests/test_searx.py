@@ -90,12 +90,12 @@ def test_nothing_found(searx_settings: SearxngSettings) -> None:
 
 def test_check_for_doctor(searx_settings: SearxngSettings, ws: Any) -> None:
     """check() (and the doctor's searxng entry) says the URL answers JSON."""
-    from nonseq.doctor import EXTRA_CHECKS
+    from nonseq.pipeline.doctor import CHECKS
 
     with SearxClient(searx_settings) as client:
         assert "answers JSON" in client.check()
     ws.settings.searxng = searx_settings
-    assert searx_settings.url in EXTRA_CHECKS["searxng"](ws)
+    assert searx_settings.url in CHECKS["searxng"](ws)
 
 
 # --- misbehaving servers ------------------------------------------------------------------------

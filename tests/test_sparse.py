@@ -27,13 +27,12 @@ def test_document_vectors_are_tf_weights_and_queries_are_binary() -> None:
 
 
 def test_stopword_match_never_dominates(ws) -> None:
-    from nonseq.indexing import index_chunks
     from nonseq.models import Chunk
 
     texts = ["the the the the the of of of and and and to to", "Fusion reactor plasma test"]
     chunks = [Chunk(text=t, topic_slug="s", category="ai", url=f"u{i}") for i, t in
               enumerate(texts)]
-    index_chunks(ws, "research_ai", chunks)
+    ws.indexer.index("research_ai", chunks)
     hits = ws.store.search("research_ai", ws.sparse.encode_query("the fusion of the plasma"),
                            using="sparse")
     assert [h.chunk.text for h in hits] == [texts[1]]

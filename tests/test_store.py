@@ -12,7 +12,6 @@ from nonseq.index.store import (
     research_collection,
     safe_name,
 )
-from nonseq.indexing import index_chunks
 from nonseq.models import Chunk
 from nonseq.workspace import Workspace
 
@@ -45,7 +44,7 @@ def test_missing_collection_reads_as_empty(ws: Workspace) -> None:
 
 
 def test_data_persists_across_close_and_reopen(ws: Workspace, settings) -> None:
-    assert index_chunks(ws, "research_science", _chunks("t1")) == 3
+    assert ws.indexer.index("research_science", _chunks("t1")) == 3
     ws.close()
     again = Workspace(settings)
     points = again.store.scroll_all("research_science", {"topic_slug": "t1"}, vectors=True)
@@ -55,8 +54,8 @@ def test_data_persists_across_close_and_reopen(ws: Workspace, settings) -> None:
 
 
 def test_two_topics_one_url_do_not_clash(ws: Workspace) -> None:
-    index_chunks(ws, "research_science", _chunks("t1"))
-    index_chunks(ws, "research_science", _chunks("t2"))
+    ws.indexer.index("research_science", _chunks("t1"))
+    ws.indexer.index("research_science", _chunks("t2"))
     assert ws.store.count("research_science") == 6
     ws.store.delete("research_science", {"topic_slug": "t1"})
     assert ws.store.count("research_science") == 3
@@ -64,8 +63,8 @@ def test_two_topics_one_url_do_not_clash(ws: Workspace) -> None:
 
 
 def test_reindexing_overwrites_instead_of_duplicating(ws: Workspace) -> None:
-    index_chunks(ws, "research_science", _chunks("t1"))
-    index_chunks(ws, "research_science", _chunks("t1"))
+    ws.indexer.index("research_science", _chunks("t1"))
+    ws.indexer.index("research_science", _chunks("t1"))
     assert ws.store.count("research_science") == 3
 
 
@@ -78,7 +77,7 @@ def test_relevant_sentence_scores_above_irrelevant(ws: Workspace) -> None:
 
 
 def test_dense_sparse_and_hybrid_search(ws: Workspace) -> None:
-    index_chunks(ws, "research_science", _chunks("t1"))
+    ws.indexer.index("research_science", _chunks("t1"))
     q = "interest rates and inflation"
     dense = ws.store.search("research_science", ws.embedder.embed_query(q), limit=1)
     sparse = ws.store.search("research_science", ws.sparse.encode_query(q), using="sparse")
@@ -92,12 +91,12 @@ def test_dense_sparse_and_hybrid_search(ws: Workspace) -> None:
 def test_scroll_reads_everything_in_one_call(ws: Workspace) -> None:
     chunks = [Chunk(text=f"chunk number {i} about topic", topic_slug="big", category="ai",
                     url=f"https://e.org/{i // 5}", position=i % 5) for i in range(230)]
-    index_chunks(ws, "research_ai", chunks)
+    ws.indexer.index("research_ai", chunks)
     assert len(ws.store.scroll_all("research_ai", {"topic_slug": "big"})) == 230
 
 
 def test_model_is_recorded_and_a_change_is_refused(ws: Workspace) -> None:
-    index_chunks(ws, "research_science", _chunks("t1"))
+    ws.indexer.index("research_science", _chunks("t1"))
     assert ws.store.metadata("research_science") == {"model": "all-MiniLM-L6-v2", "dim": 384,
                                                      "trigger": False}
     with pytest.raises(ModelMismatchError, match="reembed"):
@@ -107,7 +106,7 @@ def test_model_is_recorded_and_a_change_is_refused(ws: Workspace) -> None:
 def test_persona_collections_have_trigger_vectors(ws: Workspace) -> None:
     chunks = [Chunk(text="Let me be blunt.", topic_slug="", category="", url="persona:x",
                     position=0)]
-    index_chunks(ws, "persona_x", chunks, triggers=["criticism of a claim"])
+    ws.indexer.index("persona_x", chunks, triggers=["criticism of a claim"])
     points = ws.store.scroll_all("persona_x", vectors=True)
     assert set(points[0].vectors) == {"dense", "sparse", "trigger_dense"}
 
@@ -129,8 +128,8 @@ def test_second_process_via_cli_gets_one_line(ws: Workspace, cli) -> None:
 
 def test_remove_deletes_research_but_keeps_knowledge(ws: Workspace, cli) -> None:
     topic = queue.add_topic(ws.db, "Keep knowledge", "science", ws.categories)
-    index_chunks(ws, research_collection("science"), _chunks(topic.slug))
-    index_chunks(ws, knowledge_collection("science"), _chunks(topic.slug))
+    ws.indexer.index(research_collection("science"), _chunks(topic.slug))
+    ws.indexer.index(knowledge_collection("science"), _chunks(topic.slug))
     ws.close()
     assert "3 research chunk(s)" in cli("queue", "remove", topic.slug).stdout
     assert ws.store.count("research_science") == 0

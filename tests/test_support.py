@@ -1,4 +1,4 @@
-"""Tests for nonseq.support: does this source text support this claim? (with the real models)."""
+"""Tests for nonseq.verify.support: does this source text support this claim? (with the real models)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from nonseq.support import SupportChecker, checker_for, claim_parts, names, source_units
+from nonseq.verify.support import SupportChecker, checker_for, claim_parts, names, source_units
 
 REPO = Path(__file__).resolve().parent.parent
 WICE = REPO.parent / "shared" / "data" / "wice" / "dev.jsonl"

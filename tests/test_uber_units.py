@@ -6,9 +6,8 @@ from prompt_toolkit.output import DummyOutput
 
 from nonseq.config import LLMSettings, SparseSettings
 from nonseq.index.sparse import SparseEncoder, load_stopwords
-from nonseq.menus.thin_prompt import ask_thin_choice, thin_choices
 from nonseq.models import GateCheck, GateVerdict, Topic
-from nonseq.uber import (
+from nonseq.pipeline.uber import (
     MAX_KEYWORDS,
     MIN_KEYWORDS,
     QUESTIONS,
@@ -18,6 +17,7 @@ from nonseq.uber import (
     relevance_filter,
     topic_words,
 )
+from nonseq.ui.thin_prompt import ask_thin_choice, thin_choices
 
 TOPIC = Topic(title="Water vapour on Jupiter's moon Europa", slug="europa", category="space",
               focus="what the Keck telescope observations found", sub_queries=["Europa Clipper mission"])

@@ -10,14 +10,15 @@ from typing import Any
 import pytest
 import yaml
 
-from nonseq.articles import list_articles, write_article
 from nonseq.config import WritingSettings
-from nonseq.grounding import check_grounding, split_sentences
 from nonseq.models import Candidate, Chunk, ContextPack, SourceKind, Stage, Topic
-from nonseq.prompt import SECTIONS, section_headers
-from nonseq.quality import assess
-from nonseq.schemas import BUNDLED_DIR, parse_schema
-from nonseq.sections import allocate, plan_sections, sections_markdown, write_sections
+from nonseq.text.sentences import split_sentences
+from nonseq.verify.grounding import check_grounding
+from nonseq.writing.articles import list_articles, write_article
+from nonseq.writing.prompt import SECTIONS, section_headers
+from nonseq.writing.quality import assess
+from nonseq.writing.schemas import BUNDLED_DIR, parse_schema
+from nonseq.writing.sections import allocate, plan_sections, sections_markdown, write_sections
 
 WEB = Path(__file__).parent / "fixtures" / "web"
 #: The section order written in the contract (spec §4 "Context Assembly").
@@ -107,7 +108,7 @@ def test_sections_are_joined_under_one_headline_with_one_numbering(ws: Any) -> N
 def test_a_crash_mid_way_leaves_no_article(ws: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     from nonseq import llm as llm_module
     from nonseq import queue
-    from nonseq.writer import compose_article
+    from nonseq.pipeline.write import compose_article
 
     pack = europa_pack()
     llm = Scripted(["First part sentence about Europa [1].", RuntimeError("power cut")])
@@ -124,7 +125,7 @@ GOOD = ("Astronomers using the Keck Observatory in Hawaii detected water vapour 
 
 def _gate(ws: Any, reply: str, told: list[str]) -> Any:
     pack = europa_pack()
-    from nonseq.prompt import number_sources
+    from nonseq.writing.prompt import number_sources
 
     facts, _ = number_sources(pack.research)
     grounding = check_grounding(reply, facts, tokenize=ws.sparse.tokenize, embed=ws.embedder.embed)
@@ -156,7 +157,7 @@ def test_the_quality_gate_on_crafted_replies(ws: Any) -> None:
 
 def test_a_draft_is_written_listed_and_its_stage_can_be_rewritten(ws: Any) -> None:
     from nonseq import queue
-    from nonseq.prompt import SourceRef
+    from nonseq.writing.prompt import SourceRef
 
     told = [parse_schema(BUNDLED_DIR / "news.toml", bundled=True).render()]
     reply = "# News\n\n1. Lede: The news in the first paragraph, then the second most important [9]."

@@ -526,9 +526,11 @@ def searx_settings(searxng_url: str) -> SearxngSettings:
     return SearxngSettings(url=searxng_url, pages=2, timeout=10, retries=1, backoff=0.01)
 
 
-@pytest.fixture
-def loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Fail any name lookup or connect that would leave 127.0.0.0/8 (nothing is sent)."""
+def guard_loopback(patch: Callable[[Any, str, Any], None]) -> None:
+    """Make any name lookup or connect that would leave 127.0.0.0/8 fail (nothing is sent).
+
+    `patch(obj, name, value)` sets an attribute: monkeypatch.setattr in tests, setattr in a child.
+    """
     real_getaddrinfo = socket.getaddrinfo
     real_connect = socket.socket.connect
     real_connect_ex = socket.socket.connect_ex
@@ -559,38 +561,44 @@ def loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
         check(self, address)
         return real_connect_ex(self, address)
 
-    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
-    monkeypatch.setattr(socket.socket, "connect", connect)
-    monkeypatch.setattr(socket.socket, "connect_ex", connect_ex)
+    patch(socket, "getaddrinfo", getaddrinfo)
+    patch(socket.socket, "connect", connect)
+    patch(socket.socket, "connect_ex", connect_ex)
+
+
+@pytest.fixture
+def loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fail any name lookup or connect that would leave 127.0.0.0/8 (nothing is sent)."""
+    guard_loopback(monkeypatch.setattr)
 
 
 # -- a workspace wired to the local web (used by the research, gate and write tests) ----------
+def hosts_table() -> str:
+    """The local web's names as a TOML inline table for [fetch] hosts (no DNS, ever)."""
+    return "{" + ", ".join(f'"{name}" = "{addr}"' for name, addr in HOSTS.items()) + "}"
+
+
 def write_config(folder: Path, searxng_url: str, **research_values: Any) -> None:
-    """config.toml for the local web: SearXNG fixture, loopback allowed, short timeouts."""
+    """config.toml for the local web: SearXNG fixture, its names pinned to loopback, short timeouts."""
     extra = "".join(f"{k} = {json.dumps(v)}\n" for k, v in research_values.items())
     (folder / "config.toml").write_text(
         f'[searxng]\nurl = "{searxng_url}"\nretries = 0\ntimeout = 20\n\n'
-        '[fetch]\nallow_hosts = ["127.0.0.0/8"]\ntimeout = 2.0\n\n'
+        f'[fetch]\nallow_hosts = ["127.0.0.0/8"]\nhosts = {hosts_table()}\ntimeout = 2.0\n\n'
         f"[research]\nmax_pages = 8\n{extra}",
         encoding="utf-8",
     )
 
 
 @pytest.fixture
-def web_env(isolated: Path, searxng_url: str, local_web: LocalWeb,
-            monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A workspace wired to the local web: config, domain lists, the fetcher's stub resolver."""
-    from nonseq.research import research
+def web_env(isolated: Path, searxng_url: str, local_web: LocalWeb) -> Path:
+    """A workspace wired to the local web: config (its names pinned to loopback) and domain lists."""
     from nonseq.research.domains import DomainRegistry
-    from nonseq.research.fetch import Fetcher
 
     write_config(isolated, searxng_url)
     data_dir = isolated / ".nonseq"
     registry = DomainRegistry()
     registry.add_trusted("news-a.test", "press", 0.8, ["software"], data_dir)
     registry.add_blocked("spam-e.test", "test spam farm", data_dir)
-    monkeypatch.setattr(research, "make_fetcher",
-                        lambda ws: Fetcher(ws.settings.fetch, ws.domains, local_web.resolve))
     return isolated
 
 

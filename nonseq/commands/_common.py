@@ -1,22 +1,15 @@
-"""Shared CLI helpers: the settings/workspace from the context, consoles, JSON output."""
+"""Shared CLI helpers: the settings and workspace of one invocation, and --config/--debug anywhere."""
 
 from __future__ import annotations
 
-import json
-import re
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 
-from nonseq.config import Settings, load_settings
-
-console = Console(highlight=False)
-err_console = Console(stderr=True, highlight=False)
-#: Terminal columns from which lists show their optional columns too (ids and titles always).
-WIDE_COLUMNS = 110
-
+if TYPE_CHECKING:
+    from nonseq.config import Settings
+    from nonseq.workspace import Workspace
 
 class State:
     """Per-invocation state: the --config path, --debug, and the lazily built workspace."""
@@ -25,18 +18,20 @@ class State:
         self.config = config
         self.debug = debug
         self._settings: Settings | None = None
-        self._workspace: Any = None
-        self._locked: Any = None
+        self._workspace: Workspace | None = None
+        self._locked: Path | None = None
 
     @property
     def settings(self) -> Settings:
         """The validated settings (loaded once)."""
         if self._settings is None:
+            from nonseq.config import load_settings
+
             self._settings = load_settings(self.config)
         return self._settings
 
     @property
-    def workspace(self) -> Any:
+    def workspace(self) -> Workspace:
         """The workspace (built once, closed when the command ends)."""
         if self._workspace is None:
             from nonseq.workspace import Workspace
@@ -44,7 +39,7 @@ class State:
             self._workspace = Workspace(self.settings)
         return self._workspace
 
-    def lock(self, action: str) -> Any:
+    def lock(self, action: str) -> Workspace:
         """Take the workspace lock until the command ends; the workspace, locked."""
         if self._locked is None:
             from nonseq.lock import acquire
@@ -75,30 +70,17 @@ def state(ctx: typer.Context) -> State:
     return root.obj
 
 
-def workspace(ctx: typer.Context) -> Any:
+def workspace(ctx: typer.Context) -> Workspace:
     """Shortcut: the workspace of this invocation."""
     return state(ctx).workspace
 
 
-def locked_workspace(ctx: typer.Context, action: str) -> Any:
+def locked_workspace(ctx: typer.Context, action: str) -> Workspace:
     """The workspace, after taking its lock for the rest of the command (refuses at once, exit 75).
 
     Call it first in every command that changes the workspace, before any state change.
     """
     return state(ctx).lock(action)
-
-
-_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-def safe(text: object) -> str:
-    """User text for rich output: markup escaped, control characters (ESC, BEL...) shown as �."""
-    return escape(_CONTROLS.sub("\ufffd", str(text)))
-
-
-def print_json(data: Any) -> None:
-    """Print one JSON document on stdout (no rich markup or wrapping)."""
-    typer.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
 
 
 # -- --config and --debug on every command -------------------------------------------------------

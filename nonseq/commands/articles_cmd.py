@@ -6,7 +6,9 @@ from typing import Annotated
 
 import typer
 
-from nonseq.commands._common import WIDE_COLUMNS, console, print_json, workspace
+from nonseq.commands._common import workspace
+from nonseq.ui import console as out
+from nonseq.ui.console import print_json
 
 articles_app = typer.Typer(help="Written articles: list them, print one.", no_args_is_help=True)
 
@@ -17,9 +19,8 @@ def list_(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
 ) -> None:
     """List written articles and drafts, newest first, with citation and support figures."""
-    from rich.table import Table
-
-    from nonseq.articles import list_articles
+    from nonseq.ui.articles import articles_table
+    from nonseq.writing.articles import list_articles
 
     folder = workspace(ctx).articles_dir
     rows = list_articles(folder)
@@ -27,27 +28,9 @@ def list_(
         print_json(rows)
         return
     if not rows:
-        console.print(f"no articles yet in {folder}")
+        out.console.print(f"no articles yet in {folder}")
         return
-    wide = console.width >= WIDE_COLUMNS
-    table = Table(title=f"{len(rows)} article(s) in {folder}", title_justify="left")
-    # file and title fold but never vanish; persona, schema and sources only where there is room.
-    table.add_column("file", overflow="fold", min_width=14)
-    table.add_column("title", overflow="fold", min_width=14)
-    extras = ("date", "persona", "schema", "sources") if wide else ("date",)
-    for col in (*extras, "cited", "unsupported"):
-        table.add_column(col, overflow="fold")
-    for r in rows:
-        if "error" in r:
-            table.add_row(r["file"], f"[red]{r['error']}[/red]", *[""] * (len(extras) + 2))
-            continue
-        shown = {"date": r["date"][:10], "persona": r["persona"], "schema": r["schema"],
-                 "sources": str(r["sources"])}
-        support = f"{r.get('unsupported')}/{r.get('sentences')}"
-        title = f"(draft) {r['title']}" if r.get("status") == "draft" else r["title"]
-        table.add_row(r["file"], title, *[shown[c] for c in extras], str(r.get("citations")),
-                      support)
-    console.print(table)
+    out.console.print(articles_table(rows, f"{len(rows)} article(s) in {folder}"))
 
 
 @articles_app.command("show")
@@ -57,7 +40,7 @@ def show(
     as_json: Annotated[bool, typer.Option("--json", help="Front matter and body as JSON")] = False,
 ) -> None:
     """Print an article."""
-    from nonseq.articles import find_article, read_article
+    from nonseq.writing.articles import find_article, read_article
 
     path = find_article(workspace(ctx).articles_dir, ref)
     if as_json:

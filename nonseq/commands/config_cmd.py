@@ -7,9 +7,10 @@ from typing import Annotated
 
 import typer
 
-from nonseq.commands._common import console, print_json, state
-from nonseq.config import masked, render_toml, settings_dict
+from nonseq.commands._common import state
 from nonseq.errors import UsageError
+from nonseq.ui import console as out
+from nonseq.ui.console import print_json
 
 config_app = typer.Typer(help="Show the effective settings and where they come from.",
                          no_args_is_help=True)
@@ -21,11 +22,13 @@ def init(
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file")] = False,
 ) -> None:
     """Write a commented config.toml with every setting at its default."""
+    from nonseq.config import render_toml
+
     if path.exists() and not force:
         raise UsageError(f"{path} already exists (use --force to overwrite)")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(render_toml(), encoding="utf-8")
-    console.print(f"wrote {path}")
+    out.console.print(f"wrote {path}")
 
 
 @config_app.command("show")
@@ -34,6 +37,8 @@ def config_show(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
 ) -> None:
     """Print the effective settings (file + environment overrides + defaults); marks env values."""
+    from nonseq.config import masked, render_toml, settings_dict
+
     settings = state(ctx).settings
     if as_json:
         print_json({**settings_dict(settings), "from_env": settings.from_env})
@@ -59,7 +64,7 @@ def paths(
         return
     width = max(len(k) for k in found)
     for key, value in found.items():
-        console.print(f"{key.ljust(width)}  {value}")
+        out.console.print(f"{key.ljust(width)}  {value}")
 
 
 def register(app: typer.Typer) -> None:

@@ -3,23 +3,25 @@
 from __future__ import annotations
 
 import typer
-from rich.markup import escape
 
-from nonseq.commands._common import console, workspace
-from nonseq.doctor import run_checks
+from nonseq.commands._common import workspace
+from nonseq.ui import console as out
+from nonseq.ui.console import safe
 
 
 def doctor(ctx: typer.Context) -> None:
     """Check the workspace, Qdrant, the embedder, the sparse encoder, SearXNG and the LLM."""
+    from nonseq.pipeline.doctor import run_checks
+
     results = run_checks(workspace(ctx))
     failed = 0
     for check in results:
         mark = {"ok": "[green]ok[/green]  ", "warn": "[yellow]warn[/yellow]",
                 "fail": "[red]FAIL[/red]"}[check.level]
-        console.print(f"{mark} {check.name}: {escape(check.detail)}", soft_wrap=True)
+        out.console.print(f"{mark} {check.name}: {safe(check.detail)}", soft_wrap=True)
         failed += not check.ok
     if failed:
-        console.print(f"{failed} check(s) failed")
+        out.console.print(f"{failed} check(s) failed")
         raise typer.Exit(1)
 
 

@@ -7,8 +7,10 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from nonseq.commands._common import console, locked_workspace, print_json, state
+from nonseq.commands._common import locked_workspace, state
 from nonseq.errors import UsageError
+from nonseq.ui import console as out
+from nonseq.ui.console import print_json
 
 if TYPE_CHECKING:
     from nonseq.research.domains import DomainInfo, DomainRegistry
@@ -80,7 +82,7 @@ def list_(
             table.add_row(e.domain, escape(e.reason), origin)
         else:
             table.add_row(e.domain, e.type, f"{e.boost:.2f}", ", ".join(e.categories), origin)
-    console.print(table)
+    out.console.print(table)
 
 
 @domains_app.command("trust")
@@ -101,7 +103,7 @@ def trust(
     locked_workspace(ctx, "domains trust")
     entry = _registry(ctx).add_trusted(domain, type_, boost, category, _user_dir(ctx))
     where = escape(str(_user_dir(ctx) / TRUSTED_FILE))
-    console.print(f"trusted {entry.domain}: {entry.type}, boost {entry.boost:.2f}, "
+    out.console.print(f"trusted {entry.domain}: {entry.type}, boost {entry.boost:.2f}, "
                   f"{', '.join(entry.categories)} (in {where})", soft_wrap=True)
 
 
@@ -119,7 +121,7 @@ def block(
     locked_workspace(ctx, "domains block")
     entry = _registry(ctx).add_blocked(domain, reason, _user_dir(ctx))
     where = escape(str(_user_dir(ctx) / BLOCKED_FILE))
-    console.print(f"blocked {entry.domain}: {escape(entry.reason)} (in {where})", soft_wrap=True)
+    out.console.print(f"blocked {entry.domain}: {escape(entry.reason)} (in {where})", soft_wrap=True)
 
 
 @domains_app.command("check")
@@ -147,12 +149,12 @@ def check(
         return
     via = f" (via {info.domain}, {data['origin']} list)" if info.known else ""
     if info.blocked:
-        console.print(f"{host}: [red]blocked[/red]{via}: {escape(info.reason)}", soft_wrap=True)
+        out.console.print(f"{host}: [red]blocked[/red]{via}: {escape(info.reason)}", soft_wrap=True)
     elif info.known:
-        console.print(f"{host}: {info.type}, boost {info.boost:.2f}, "
+        out.console.print(f"{host}: {info.type}, boost {info.boost:.2f}, "
                       f"{', '.join(info.categories)}{via}; not blocked", soft_wrap=True)
     else:
-        console.print(f"{host}: unknown (boost 0.00); not blocked", soft_wrap=True)
+        out.console.print(f"{host}: unknown (boost 0.00); not blocked", soft_wrap=True)
 
 
 def register(app: typer.Typer) -> None:

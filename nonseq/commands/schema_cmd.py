@@ -6,7 +6,9 @@ from typing import Annotated
 
 import typer
 
-from nonseq.commands._common import console, print_json, workspace
+from nonseq.commands._common import workspace
+from nonseq.ui import console as out
+from nonseq.ui.console import print_json
 
 schema_app = typer.Typer(help="Article schemas: sections, opening/closing rules, target length.",
                          no_args_is_help=True)
@@ -20,7 +22,7 @@ def list_(
     """List article schemas (user files override bundled ones by name)."""
     from rich.table import Table
 
-    from nonseq.schemas import list_schemas
+    from nonseq.writing.schemas import list_schemas
 
     found = list_schemas(workspace(ctx))
     if as_json:
@@ -34,7 +36,7 @@ def list_(
                                               if s.overrides_bundled else "file")
         table.add_row(s.name, str(s.target_words), ", ".join(x.name for x in s.sections),
                       origin, s.description)
-    console.print(table)
+    out.console.print(table)
 
 
 @schema_app.command("show")
@@ -44,13 +46,13 @@ def show(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
 ) -> None:
     """Show a schema as the writer sees it."""
-    from nonseq.schemas import load_schema
+    from nonseq.writing.schemas import load_schema
 
     schema = load_schema(workspace(ctx), name)
     if as_json:
         print_json(schema.to_dict())
         return
-    console.print(f"[bold]{schema.name}[/bold]  ({schema.path})", soft_wrap=True)
+    out.console.print(f"[bold]{schema.name}[/bold]  ({schema.path})", soft_wrap=True)
     typer.echo(schema.render())
 
 

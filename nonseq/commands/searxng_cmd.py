@@ -6,7 +6,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from nonseq.commands._common import console, err_console, print_json, state
+from nonseq.commands._common import state
+from nonseq.ui import console as out
+from nonseq.ui.console import print_json
 
 if TYPE_CHECKING:
     from nonseq.research.searxng_local import LocalSearxng
@@ -50,15 +52,15 @@ def start(
     local = _local(ctx, port)
     configured = state(ctx).settings.searxng.url.rstrip("/")
     if local.pid() is not None and local.answering():
-        console.print(f"SearXNG is already running at {local.url} (pid {local.pid()})")
+        out.console.print(f"SearXNG is already running at {local.url} (pid {local.pid()})")
         return
     if reset:
         local.write_settings()
     url = local.start(timeout=timeout)
-    console.print(f"SearXNG is running at {url} (pid {local.pid()}); log: {local.log_path}",
+    out.console.print(f"SearXNG is running at {url} (pid {local.pid()}); log: {local.log_path}",
                   soft_wrap=True)
     if configured != url:
-        err_console.print(f"[yellow]note[/yellow]: searxng.url is {configured}; set it to {url}"
+        out.err_console.print(f"[yellow]note[/yellow]: searxng.url is {configured}; set it to {url}"
                           " (or NONSEQ_SEARXNG__URL) so that research uses this instance",
                           soft_wrap=True)
 
@@ -70,7 +72,7 @@ def stop(
 ) -> None:
     """Stop the SearXNG started by `nonseq searxng start`."""
     pid = _local(ctx, port).stop()
-    console.print(f"stopped SearXNG (pid {pid})" if pid else "SearXNG is not running")
+    out.console.print(f"stopped SearXNG (pid {pid})" if pid else "SearXNG is not running")
 
 
 @searxng_app.command("status")
@@ -87,14 +89,14 @@ def status(
         print_json(found.to_dict())
     elif found.running:
         answer = "answering" if found.answering else "[red]not answering[/red]"
-        console.print(f"running at {found.url} (pid {found.pid}), {answer}")
+        out.console.print(f"running at {found.url} (pid {found.pid}), {answer}")
     elif foreign:
-        console.print(f"not started by nonseq, but something answers at {found.url}")
+        out.console.print(f"not started by nonseq, but something answers at {found.url}")
     else:
-        console.print(f"not running (start it with `nonseq searxng start`; URL would be {found.url})",
+        out.console.print(f"not running (start it with `nonseq searxng start`; URL would be {found.url})",
                       soft_wrap=True)
     if not as_json:
-        console.print(f"settings: {found.settings}\nlog: {found.log}", soft_wrap=True)
+        out.console.print(f"settings: {found.settings}\nlog: {found.log}", soft_wrap=True)
     if not (found.answering or foreign):
         raise typer.Exit(1)
 

@@ -3,58 +3,22 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from nonseq.commands._common import console, err_console, locked_workspace, print_json
+from nonseq.commands._common import locked_workspace
+from nonseq.ui.console import print_json
+
+if TYPE_CHECKING:
+    from nonseq.pipeline.write import Decider
 
 
-def _progress(stream_to: Any, quiet: bool):  # noqa: ANN202 - a writer.Progress callback
-    """A progress callback: stage lines on stderr, generated text streamed as it comes."""
-
-    def report(event: str, detail: str) -> None:
-        """Print one progress event."""
-        if event == "token":
-            if not quiet:
-                stream_to.write(detail)
-                stream_to.flush()
-        elif event == "stage":
-            err_console.print(f"[cyan]›[/cyan] {detail}")
-        else:
-            err_console.print(f"  {detail}")
-
-    return report
-
-
-def print_result(result: Any) -> None:
-    """The closing summary of a write."""
-    topic = result.topic
-    console.print()
-    if result.article is None:
-        console.print(f"[yellow]no article[/yellow] for {topic.slug}: {result.outcome}")
-        if result.verdict is not None:
-            for reason in result.verdict.reasons:
-                console.print(f"  - {reason}")
-        return
-    art = result.article
-    if art.status == "draft":
-        console.print(f"[yellow]draft[/yellow] {art.path} (not presented as written: "
-                      f"{'; '.join(art.reasons)}); `nonseq write {topic.id}` tries again",
-                      soft_wrap=True)
-    else:
-        console.print(f"[green]wrote[/green] {art.path}", soft_wrap=True)
-    console.print(f"  sources {len(art.sources)}, citations {art.citations} "
-                  f"(resolved {art.resolved}, added {art.added}, removed {art.removed}), "
-                  f"unsupported sentences {art.unsupported}/{art.sentences} "
-                  f"(supported {art.supported_share:.0%}), {result.seconds:.1f} s")
-
-
-def _decider(no_input: bool):  # noqa: ANN202 - writer.Decider or None
+def _decider(no_input: bool) -> Decider | None:
     """The THIN prompt in a terminal; None (the night-run path) with --no-input or no terminal."""
     if no_input or not sys.stdin.isatty():
         return None
-    from nonseq.menus.thin_prompt import ask_thin_choice
+    from nonseq.ui.thin_prompt import ask_thin_choice
 
     return ask_thin_choice
 
@@ -70,34 +34,19 @@ def write(
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON")] = False,
 ) -> None:
     """Research (if needed), retrieve, gate, write and ground an article for a topic."""
-    from nonseq.writer import write_topic
+    from nonseq.pipeline.write import write_topic
+    from nonseq.ui.write import WriteProgress, print_write_result
 
     stream = sys.stderr if as_json else sys.stdout
     ws = locked_workspace(ctx, "write")
     result = write_topic(ws, topic_id, decide=_decider(no_input),
-                         progress=_progress(stream, quiet or as_json), force=force)
+                         progress=WriteProgress(stream, quiet or as_json), force=force)
     if as_json:
         print_json(result.to_dict())
     else:
-        print_result(result)
+        print_write_result(result)
     if result.article is None:
         raise typer.Exit(3)
-    if "write" in ws.settings.knowledge.extract:
-        _extract_facts(ws, result.topic.id)
-
-
-def _extract_facts(ws: Any, topic_id: int) -> None:
-    """[knowledge] extract includes write: distil the topic's sources into facts for review."""
-    from nonseq.errors import NonseqError
-    from nonseq.knowledge import extract_facts
-
-    try:
-        report = extract_facts(ws, topic_id)
-    except NonseqError as exc:
-        err_console.print(f"[yellow]facts not extracted[/yellow]: {exc}")
-        return
-    err_console.print(f"facts: {report.new} new for review ({report.merged} merged); "
-                      f"`nonseq knowledge review {topic_id}`")
 
 
 def demo(
@@ -107,10 +56,11 @@ def demo(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Do not stream the text")] = False,
 ) -> None:
     """Run the whole pipeline offline on bundled real pages and print the article's path."""
-    from nonseq.demo import run_demo
+    from nonseq.pipeline.demo import run_demo
+    from nonseq.ui.write import WriteProgress, print_write_result
 
-    result = run_demo(directory, progress=_progress(sys.stdout, quiet))
-    print_result(result)
+    result = run_demo(directory, progress=WriteProgress(sys.stdout, quiet))
+    print_write_result(result)
     if result.article is None:
         raise typer.Exit(3)
     typer.echo(f"article: {result.article.path}")

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
+from nonseq.cache import SHARED, ModelCache
 from nonseq.config import EmbeddingSettings
 from nonseq.errors import BackendError
 
@@ -52,7 +54,7 @@ def normalize_rows(matrix: np.ndarray) -> np.ndarray:
 
 
 @cache
-def bundled_tokenizer():  # noqa: ANN201 - tokenizers.Tokenizer, imported lazily
+def bundled_tokenizer() -> Any:  # tokenizers.Tokenizer, imported lazily
     """The bundled all-MiniLM-L6-v2 tokenizer (no truncation, no padding)."""
     from tokenizers import Tokenizer
 
@@ -180,10 +182,10 @@ class SentenceTransformerEmbedder:
             raise BackendError(f"sentence-transformers cannot load {source!r} offline: "
                                f"{str(exc).splitlines()[0]}") from None
         self.name = settings.model
-        dimension = getattr(self._model, "get_embedding_dimension", None) or \
+        dimension: Any = getattr(self._model, "get_embedding_dimension", None) or \
             self._model.get_sentence_embedding_dimension
         self.dim = int(dimension())
-        self.max_tokens = int(self._model.max_seq_length)
+        self.max_tokens = int(self._model.max_seq_length or BUNDLED_MAX_TOKENS)
         self.batch_size = settings.batch_size
 
     def embed(self, texts: list[str]) -> np.ndarray:
@@ -257,19 +259,14 @@ class OllamaEmbedder:
         return max(1, len(text) // 4)
 
 
-BACKENDS = {
+#: [embedding] backend -> the class that runs it.
+BACKENDS: dict[str, Callable[[EmbeddingSettings], Embedder]] = {
     "fastembed": FastEmbedEmbedder,
     "sentence-transformers": SentenceTransformerEmbedder,
     "ollama": OllamaEmbedder,
 }
 
 
-_LOADED: dict[str, Embedder] = {}
-
-
-def build_embedder(settings: EmbeddingSettings) -> Embedder:
-    """The configured embedder, loaded once per process for the same settings."""
-    key = settings.model_dump_json()
-    if key not in _LOADED:
-        _LOADED[key] = BACKENDS[settings.backend](settings)
-    return _LOADED[key]
+def build_embedder(settings: EmbeddingSettings, cache: ModelCache = SHARED) -> Embedder:
+    """The configured embedder, loaded once per cache (by default once per process) for the same settings."""
+    return cache.get("embedder", settings.model_dump_json(), lambda: BACKENDS[settings.backend](settings))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import tempfile
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 from nonseq.config import SparseSettings
 
@@ -42,7 +43,7 @@ class SparseEncoder:
         self.stopwords = load_stopwords(settings.language)
 
     @cached_property
-    def _model(self):  # noqa: ANN202 - fastembed.sparse.bm25.Bm25, imported lazily
+    def _model(self) -> Any:  # fastembed.sparse.bm25.Bm25, imported lazily
         """The fastembed Bm25 model, built from local files only."""
         from fastembed.sparse.bm25 import Bm25
 
@@ -75,7 +76,7 @@ class SparseEncoder:
             for e in self._model.embed(texts)
         ]
 
-    def encode_query(self, text: str):  # noqa: ANN201 - qdrant_client.models.SparseVector
+    def encode_query(self, text: str) -> Any:  # qdrant_client.models.SparseVector
         """A query sparse vector: each term once, weight 1 (IDF comes from Qdrant)."""
         from qdrant_client import models
 

@@ -54,7 +54,7 @@ class StoredPoint:
     vectors: dict[str, Any] = field(default_factory=dict)
 
 
-def _filter(match: dict[str, Any] | None):  # noqa: ANN202 - models.Filter
+def _filter(match: dict[str, Any] | None) -> Any:
     """A Qdrant filter that matches every key/value pair given."""
     from qdrant_client import models
 
@@ -136,8 +136,8 @@ class VectorStore:
         info = self.client.get_collection(name)
         return dict(info.config.metadata or {})
 
-    def upsert(self, name: str, chunks: Sequence[Chunk], dense: Sequence[Sequence[float]],
-               sparse: Sequence[Any], trigger: Sequence[Sequence[float]] | None = None) -> int:
+    def upsert(self, name: str, chunks: Sequence[Chunk], dense: Sequence[Sequence[float]] | Any,
+               sparse: Sequence[Any], trigger: Sequence[Sequence[float]] | Any | None = None) -> int:
         """Write chunks with their vectors in batches; returns the number written."""
         from qdrant_client import models
 
@@ -167,7 +167,7 @@ class VectorStore:
         total = self.count(name, match)
         if total == 0:
             return []
-        with_vectors = list(vectors) if isinstance(vectors, (list, tuple)) else vectors
+        with_vectors: bool | list[str] = list(vectors) if isinstance(vectors, list | tuple) else bool(vectors)
         records, _ = self.client.scroll(name, scroll_filter=_filter(match), limit=total + 1,
                                         with_payload=True, with_vectors=with_vectors)
         return [self._point(r) for r in records]
@@ -240,7 +240,7 @@ class VectorStore:
         """Nearest points by one named vector (dense, trigger_dense or sparse)."""
         if not self.exists(name):
             return []
-        query = vector if using == SPARSE else list(map(float, vector))
+        query: Any = vector if using == SPARSE else list(map(float, vector))
         res = self.client.query_points(name, query=query, using=using, limit=limit,
                                        query_filter=_filter(match), with_payload=True,
                                        with_vectors=vectors)

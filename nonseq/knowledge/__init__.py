@@ -6,7 +6,7 @@ Every name below is the service API the CLI (`nonseq knowledge ...`) and the men
 from __future__ import annotations
 
 from nonseq.knowledge.extract import ExtractReport, extract_facts
-from nonseq.knowledge.handwritten import add_text, preview_text
+from nonseq.knowledge.handwritten import add_text, preview_text, read_source_file
 from nonseq.knowledge.promote import PromoteReport, promote_topic
 from nonseq.knowledge.records import FactRecord
 from nonseq.knowledge.review import (
@@ -37,6 +37,7 @@ __all__ = [
     "list_facts",
     "preview_text",
     "promote_topic",
+    "read_source_file",
     "review_queue",
     "search_knowledge",
 ]

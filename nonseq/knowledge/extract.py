@@ -14,16 +14,20 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nonseq import queue
 from nonseq.db import transaction
 from nonseq.errors import BackendError
+from nonseq.events import Kind, Progress, Step, emit
 from nonseq.index.store import research_collection
 from nonseq.knowledge import dedup, records
 from nonseq.knowledge.records import EXTRACTIVE, FactRecord
-from nonseq.models import Topic
-from nonseq.research.chunking import split_sentences
+from nonseq.models import FactKind, Topic
+from nonseq.text.sentences import sentences
+
+if TYPE_CHECKING:
+    from nonseq.workspace import Workspace
 
 #: Bumped whenever the extraction prompt changes (recorded on every LLM fact).
 PROMPT_VERSION = "facts-v1"
@@ -63,8 +67,6 @@ SYSTEM = (
     "one sentence copied word for word from the page that supports it. `kind` is `evergreen` for "
     "background that stays true beyond this topic's news, else `topic`. Use only the page."
 )
-#: progress(url, done, total)
-Progress = Callable[[str, int, int], None]
 _NOT_SELF_CONTAINED = re.compile(
     r"^(?:it|its|this|that|these|those|they|them|he|she|his|her|we|our|but|and|or|so|also|however|"
     r"meanwhile|still|yet|then|here|there)\b", re.IGNORECASE)
@@ -119,7 +121,7 @@ def merge_overlap(first: str, second: str) -> str:
     return f"{first}\n{second}"
 
 
-def topic_pages(ws: Any, topic: Topic) -> list[Page]:
+def topic_pages(ws: Workspace, topic: Topic) -> list[Page]:
     """The topic's pages rebuilt from its research chunks, in the order they were fetched."""
     points = ws.store.scroll_all(research_collection(topic.category), {"topic_slug": topic.slug})
     by_url: dict[str, list[Any]] = {}
@@ -127,7 +129,7 @@ def topic_pages(ws: Any, topic: Topic) -> list[Page]:
         by_url.setdefault(p.chunk.url, []).append(p.chunk)
     rows = ws.db.execute("SELECT url, final_url, at FROM sources WHERE topic_id=? ORDER BY id",
                          (topic.id,)).fetchall()
-    fetched = {}
+    fetched: dict[str, str] = {}
     order: dict[str, int] = {}
     for n, r in enumerate(rows):
         for u in (r["url"], r["final_url"]):
@@ -148,7 +150,7 @@ def topic_pages(ws: Any, topic: Topic) -> list[Page]:
 
 def prose_lines(text: str) -> list[tuple[int, str]]:
     """(offset, line) of the page's lines that read as prose (furniture and lists are dropped)."""
-    from nonseq.research.prose import is_prose
+    from nonseq.text.prose import is_prose
 
     out, pos = [], 0
     for line in text.split("\n"):
@@ -180,7 +182,7 @@ def _closest_sentence(page: str, quote: str) -> tuple[int, int] | None:
     offset = 0
     for line in page.split("\n"):
         cursor = 0
-        for sentence in split_sentences(line):
+        for sentence in sentences(line):
             at = line.find(sentence, cursor)
             if at < 0:
                 continue
@@ -209,14 +211,14 @@ def sentence_score(sentence: str, topic_terms: set[str], tokenize: Callable[[str
     return score
 
 
-def extractive_facts(ws: Any, topic: Topic, page: Page, limit: int) -> list[FactRecord]:
+def extractive_facts(ws: Workspace, topic: Topic, page: Page, limit: int) -> list[FactRecord]:
     """The page's most informative prose sentences for the topic, verbatim (quote = text)."""
     tokenize = ws.sparse.tokenize
     topic_terms = set(tokenize(topic.query))
     scored: list[tuple[float, int, str]] = []
     for offset, line in prose_lines(page.text):
         cursor = 0
-        for sentence in split_sentences(line):
+        for sentence in sentences(line):
             at = line.find(sentence, cursor)
             cursor = max(cursor, at + len(sentence)) if at >= 0 else cursor
             score = sentence_score(sentence, topic_terms, tokenize)
@@ -237,7 +239,7 @@ def extractive_facts(ws: Any, topic: Topic, page: Page, limit: int) -> list[Fact
 
 
 def _record(topic: Topic, page: Page, text: str, quote: str, span: tuple[int, int],
-            extractor: str, kind: str = "topic") -> FactRecord:
+            extractor: str, kind: FactKind = FactKind.TOPIC) -> FactRecord:
     """A pending fact from a page."""
     return FactRecord(text=text, category=topic.category, kind=kind, topic_id=topic.id,
                       topic_slug=topic.slug, url=page.url, title=page.title, domain=page.domain,
@@ -261,17 +263,17 @@ def llm_facts(llm: Any, topic: Topic, page: Page, prose: str, max_words: int,
         span = find_quote(page.text, str(item.get("quote", "")))
         if len(text) < 30 or span is None:
             continue
-        kind = item.get("kind") if item.get("kind") in records.KINDS else "topic"
+        kind = FactKind(item["kind"]) if item.get("kind") in records.KINDS else FactKind.TOPIC
         out.append(_record(topic, page, text, page.text[span[0]:span[1]], span,
                            f"{llm.name}/{PROMPT_VERSION}", kind))
     return out, len(items)
 
 
-def check(ws: Any, facts: list[FactRecord]) -> list[FactRecord]:
+def check(ws: Workspace, facts: list[FactRecord]) -> list[FactRecord]:
     """Run the support check of each fact against its quote; keep the supported ones."""
     if not facts:
         return []
-    from nonseq.support import checker_for
+    from nonseq.verify.support import checker_for
 
     results = checker_for(ws).check_many([(f.text, f.quote) for f in facts])
     kept = []
@@ -286,7 +288,7 @@ def check(ws: Any, facts: list[FactRecord]) -> list[FactRecord]:
 class _Extractor:
     """One extraction run over a topic's pages."""
 
-    def __init__(self, ws: Any, topic: Topic, report: ExtractReport) -> None:
+    def __init__(self, ws: Workspace, topic: Topic, report: ExtractReport) -> None:
         self.ws, self.topic, self.report = ws, topic, report
         self.settings = ws.settings.knowledge
         self.llm: Any = None
@@ -336,7 +338,7 @@ class _Extractor:
 
     def store(self, page: Page, facts: list[FactRecord]) -> None:
         """Dedup and store a page's facts and mark the page done, in one transaction."""
-        vectors = self.ws.embedder.embed([f.text for f in facts]) if facts else []
+        vectors: Any = self.ws.embedder.embed([f.text for f in facts]) if facts else []
         counts = {dedup.NEW: 0, dedup.MERGED: 0, dedup.DROPPED: 0}
         with transaction(self.ws.db):
             for fact, vector in zip(facts, vectors, strict=True):
@@ -356,7 +358,7 @@ class _Extractor:
         self.report.empty += not facts
 
 
-def extract_facts(ws: Any, topic_id: int, *, progress: Progress | None = None) -> ExtractReport:
+def extract_facts(ws: Workspace, topic_id: int | str, *, progress: Progress | None = None) -> ExtractReport:
     """Distil the topic's fetched pages into pending facts (resumes after the last finished page)."""
     started = time.perf_counter()
     topic = queue.get_topic(ws.db, topic_id)
@@ -370,10 +372,8 @@ def extract_facts(ws: Any, topic_id: int, *, progress: Progress | None = None) -
         return report
     run = _Extractor(ws, topic, report)
     for n, page in enumerate(todo, 1):
-        if progress:
-            progress(page.url, n - 1, len(todo))
+        emit(progress, Step.EXTRACT, Kind.UPDATE, page.url, done=n - 1, total=len(todo))
         run.store(page, run.facts_for(page))
-        if progress:
-            progress(page.url, n, len(todo))
+        emit(progress, Step.EXTRACT, Kind.UPDATE, page.url, done=n, total=len(todo))
     report.seconds = time.perf_counter() - started
     return report

@@ -2,17 +2,29 @@
 
 from __future__ import annotations
 
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from nonseq.db import transaction
 from nonseq.errors import UsageError
 from nonseq.knowledge import records
 from nonseq.knowledge.promote import promote_facts
 from nonseq.knowledge.records import HUMAN, FactRecord
-from nonseq.models import FactStatus
+from nonseq.models import FactKind, FactStatus
+from nonseq.text.files import read_text_file
+
+if TYPE_CHECKING:
+    from nonseq.workspace import Workspace
 
 
-def preview_text(ws: Any, text: str) -> list[str]:
+def read_source_file(ws: Workspace, path: str | Path) -> tuple[str, str, str]:
+    """A person's text or Markdown file: (text, title, url), with research's size and binary checks."""
+    file = Path(path).expanduser()
+    text = read_text_file(file, ws.settings.research.max_file_bytes, limit_name="[research] max_file_bytes")
+    return text, file.name, file.resolve().as_uri()
+
+
+def preview_text(ws: Workspace, text: str) -> list[str]:
     """The chunks hand-written text becomes (the research chunker's windows)."""
     from nonseq.research.chunking import Chunker
 
@@ -24,7 +36,7 @@ def preview_text(ws: Any, text: str) -> list[str]:
     return chunker.split(text.strip())
 
 
-def add_text(ws: Any, text: str, *, category: str, topic_slug: str | None = None,
+def add_text(ws: Workspace, text: str, *, category: str, topic_slug: str | None = None,
              evergreen: bool = False, title: str = "", url: str = "") -> int:
     """Promote a person's text into knowledge_{category} (or evergreen); returns the points stored."""
     if category not in ws.categories:
@@ -38,10 +50,10 @@ def add_text(ws: Any, text: str, *, category: str, topic_slug: str | None = None
     with transaction(ws.db):
         for chunk, vector in zip(chunks, vectors, strict=True):
             fact = FactRecord(text=chunk, category=category,
-                              kind="evergreen" if evergreen else "topic",
+                              kind=FactKind.EVERGREEN if evergreen else FactKind.TOPIC,
                               topic_id=row["id"] if row else None, topic_slug=topic_slug or "",
                               url=url, title=title, domain="local" if url else "", quote=chunk,
-                              quote_start=-1, extractor=HUMAN, status=FactStatus.KEPT.value,
+                              quote_start=-1, extractor=HUMAN, status=FactStatus.KEPT,
                               fetched_at=records.now())
             records.insert(ws.db, fact, vector, ws.embedder.name)
             facts.append(fact)

@@ -7,25 +7,21 @@ deterministic (kind, topic, url, fact id), a rerun overwrites instead of duplica
 
 from __future__ import annotations
 
-import os
-import sys
-import time
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nonseq import queue
 from nonseq.db import transaction
 from nonseq.index.store import EVERGREEN, knowledge_collection, research_collection
-from nonseq.indexing import index_chunks
 from nonseq.knowledge import records
 from nonseq.knowledge.records import FactRecord
 from nonseq.models import Chunk, FactStatus, SourceKind, content_hash
 
-#: Test-only: NONSEQ_TEST_PAUSE=<point> makes the process stop for a minute at that named point
-#: (after printing "paused at <point>" on stderr), so a test can kill it there with a real signal.
-PAUSE_ENV = "NONSEQ_TEST_PAUSE"
+if TYPE_CHECKING:
+    from nonseq.workspace import Workspace
+
 #: Payload key carrying a fact's uid on its point.
 UID_KEY = "fact_uid"
 
@@ -47,19 +43,12 @@ class PromoteReport:
         return asdict(self)
 
 
-def pause_point(name: str) -> None:
-    """Stop here for a minute when the test-only NONSEQ_TEST_PAUSE names this point."""
-    if os.environ.get(PAUSE_ENV) == name:
-        print(f"paused at {name}", file=sys.stderr, flush=True)
-        time.sleep(60)
-
-
 def collection_of(fact: FactRecord) -> str:
     """knowledge_evergreen for evergreen facts, else knowledge_{category}."""
     return EVERGREEN if fact.evergreen else knowledge_collection(fact.category)
 
 
-def fact_chunk(ws: Any, fact: FactRecord) -> Chunk:
+def fact_chunk(ws: Workspace, fact: FactRecord) -> Chunk:
     """The knowledge chunk a fact becomes: its text, provenance and evidence in the payload."""
     kind = SourceKind.EVERGREEN if fact.evergreen else SourceKind.KNOWLEDGE
     boost = ws.domains.boost(fact.url) if fact.url.startswith("http") else 0.0
@@ -75,13 +64,13 @@ def fact_chunk(ws: Any, fact: FactRecord) -> Chunk:
     )
 
 
-def unindex(ws: Any, fact: FactRecord) -> None:
+def unindex(ws: Workspace, fact: FactRecord) -> None:
     """Remove a fact's point (wherever it was stored)."""
     if fact.collection:
         ws.store.delete(fact.collection, {UID_KEY: fact.uid})
 
 
-def index_facts(ws: Any, facts: Sequence[FactRecord]) -> None:
+def index_facts(ws: Workspace, facts: Sequence[FactRecord]) -> None:
     """Store the facts' points (dense + sparse) and record where; the caller saves the records."""
     groups: dict[str, list[FactRecord]] = defaultdict(list)
     for fact in facts:
@@ -91,20 +80,20 @@ def index_facts(ws: Any, facts: Sequence[FactRecord]) -> None:
         groups[target].append(fact)
     for name, group in groups.items():
         chunks = [fact_chunk(ws, f) for f in group]
-        index_chunks(ws, name, chunks)
+        ws.indexer.index(name, chunks)
         for fact, chunk in zip(group, chunks, strict=True):
             fact.collection, fact.point_id = name, chunk.point_id()
     invalidate_cache(ws)
 
 
-def invalidate_cache(ws: Any) -> None:
+def invalidate_cache(ws: Workspace) -> None:
     """Tell retrieval that knowledge or research changed (its per-process pack cache is stale)."""
     from nonseq.retrieval.pipeline import invalidate
 
     invalidate(ws)
 
 
-def promote_facts(ws: Any, facts: Sequence[FactRecord]) -> int:
+def promote_facts(ws: Workspace, facts: Sequence[FactRecord]) -> int:
     """Store the facts' points, then mark them promoted (in that order); returns how many."""
     if not facts:
         return 0
@@ -116,18 +105,17 @@ def promote_facts(ws: Any, facts: Sequence[FactRecord]) -> int:
     return len(facts)
 
 
-def research_left(ws: Any, topic: Any) -> int:
+def research_left(ws: Workspace, topic: Any) -> int:
     """How many research chunks of the topic are still stored."""
     return ws.store.count(research_collection(topic.category), {"topic_slug": topic.slug})
 
 
-def promote_topic(ws: Any, topic_id: int, *, keep_research: bool = False) -> PromoteReport:
+def promote_topic(ws: Workspace, topic_id: int | str, *, keep_research: bool = False) -> PromoteReport:
     """Promote the topic's kept and edited facts, then wipe its research (unless facts still wait)."""
     topic = queue.get_topic(ws.db, topic_id)
     report = PromoteReport(int(topic.id or 0), topic.slug)
     ready = records.select(ws.db, statuses=records.PROMOTABLE, topic_id=topic.id)
     report.promoted = promote_facts(ws, ready)
-    pause_point("after_promote")
     report.pending = len(records.select(ws.db, statuses=[FactStatus.PENDING], topic_id=topic.id))
     if keep_research:
         report.note = "research kept (--keep-research)"
@@ -145,14 +133,14 @@ def promote_topic(ws: Any, topic_id: int, *, keep_research: bool = False) -> Pro
     return report
 
 
-def unextracted_pages(ws: Any, topic: Any) -> int:
+def unextracted_pages(ws: Workspace, topic: Any) -> int:
     """How many of the topic's researched pages fact extraction has not finished."""
     points = ws.store.scroll_all(research_collection(topic.category), {"topic_slug": topic.slug})
     done = records.extracted_urls(ws.db, int(topic.id or 0))
     return len({p.chunk.url for p in points} - done)
 
 
-def wipe_research(ws: Any, topic: Any) -> int:
+def wipe_research(ws: Workspace, topic: Any) -> int:
     """Delete the topic's research chunks (its promoted facts stay); returns how many went."""
     collection = research_collection(topic.category)
     count = ws.store.count(collection, {"topic_slug": topic.slug})

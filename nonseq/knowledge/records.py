@@ -13,9 +13,9 @@ import numpy as np
 
 from nonseq.db import now, transaction
 from nonseq.errors import NotFoundError, UsageError
-from nonseq.models import FactStatus
+from nonseq.models import FactKind, FactStatus
 
-KINDS = ("topic", "evergreen")
+KINDS = tuple(str(k) for k in FactKind)
 STATUSES = tuple(str(s) for s in FactStatus)
 #: Statuses a fact can be promoted from.
 PROMOTABLE = (FactStatus.KEPT, FactStatus.EDITED)
@@ -31,9 +31,10 @@ class FactRecord:
 
     text: str
     category: str
-    id: int | None = None
+    #: The database id (0 until the fact is stored).
+    id: int = 0
     uid: str = ""
-    kind: str = "topic"
+    kind: FactKind = FactKind.TOPIC
     topic_id: int | None = None
     topic_slug: str = ""
     url: str = ""
@@ -47,7 +48,7 @@ class FactRecord:
     extractor: str = ""
     support: float | None = None
     flags: list[str] = field(default_factory=list)
-    status: str = FactStatus.PENDING.value
+    status: FactStatus = FactStatus.PENDING
     original_text: str = ""
     decisions: list[dict[str, Any]] = field(default_factory=list)
     corroborations: list[dict[str, Any]] = field(default_factory=list)
@@ -55,6 +56,11 @@ class FactRecord:
     collection: str = ""
     created_at: str = ""
     updated_at: str = ""
+
+    def __post_init__(self) -> None:
+        """Kind and status as their enums (they arrive as text from JSON files and forms)."""
+        self.kind = check_kind(str(self.kind))
+        self.status = FactStatus(check_status(str(self.status)))
 
     @property
     def sources(self) -> int:
@@ -64,7 +70,7 @@ class FactRecord:
     @property
     def evergreen(self) -> bool:
         """True for background knowledge that is not tied to the topic."""
-        return self.kind == "evergreen"
+        return self.kind is FactKind.EVERGREEN
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (`topic` is the topic's slug)."""
@@ -94,15 +100,16 @@ def _values(fact: FactRecord) -> list[Any]:
     out = []
     for key in _COLUMNS:
         value = getattr(fact, key)
-        out.append(json.dumps(value, ensure_ascii=False) if key in _JSON else value)
+        out.append(json.dumps(value, ensure_ascii=False) if key in _JSON
+                   else str(value) if isinstance(value, FactKind | FactStatus) else value)
     return out
 
 
-def check_kind(kind: str) -> str:
+def check_kind(kind: str) -> FactKind:
     """The kind, or a UsageError naming the allowed ones."""
     if kind not in KINDS:
         raise UsageError(f"unknown kind {kind!r} (one of {', '.join(KINDS)})")
-    return kind
+    return FactKind(kind)
 
 
 def check_status(status: str) -> str:
@@ -141,10 +148,10 @@ def update(conn: sqlite3.Connection, fact: FactRecord, vector: np.ndarray | None
                      (np.asarray(vector, dtype=np.float32).tobytes(), model, fact.id))
 
 
-def decide(fact: FactRecord, status: str, note: str = "") -> None:
+def decide(fact: FactRecord, status: FactStatus | str, note: str = "") -> None:
     """Move a record to a status and log the decision with its time."""
-    fact.status = str(status)
-    entry = {"status": fact.status, "at": now()}
+    fact.status = FactStatus(check_status(str(status)))
+    entry = {"status": str(fact.status), "at": now()}
     if note:
         entry["note"] = note
     fact.decisions.append(entry)
@@ -166,7 +173,8 @@ def get_many(conn: sqlite3.Connection, ids: Sequence[int]) -> list[FactRecord]:
 def select(conn: sqlite3.Connection, *, statuses: Iterable[str] | None = None,
            topic_id: int | None = None, category: str | None = None) -> list[FactRecord]:
     """Facts matching every filter given, oldest first."""
-    where, args = [], []
+    where: list[str] = []
+    args: list[str | int] = []
     if statuses is not None:
         wanted = [str(s) for s in statuses]
         where.append(f"status IN ({', '.join('?' * len(wanted))})")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from nonseq.db import transaction
 from nonseq.errors import UsageError
@@ -12,11 +12,14 @@ from nonseq.knowledge.promote import index_facts, invalidate_cache, unindex
 from nonseq.knowledge.records import FactRecord
 from nonseq.models import FactStatus
 
+if TYPE_CHECKING:
+    from nonseq.workspace import Workspace
+
 #: Status moves `keep` makes (a promoted fact is already kept).
 _KEEPABLE = (FactStatus.PENDING, FactStatus.DELETED, FactStatus.EDITED)
 
 
-def list_facts(ws: Any, *, status: str | None = None, topic_id: int | None = None) -> list[FactRecord]:
+def list_facts(ws: Workspace, *, status: str | None = None, topic_id: int | None = None) -> list[FactRecord]:
     """Facts with a status (every one not deleted when None), of one topic or all."""
     if status is not None:
         statuses = [records.check_status(status)]
@@ -29,7 +32,7 @@ def list_facts(ws: Any, *, status: str | None = None, topic_id: int | None = Non
     return records.select(ws.db, statuses=statuses, topic_id=topic_id)
 
 
-def get_fact(ws: Any, fact_id: int) -> FactRecord:
+def get_fact(ws: Workspace, fact_id: int) -> FactRecord:
     """One fact by id (NotFoundError when there is none)."""
     return records.get(ws.db, fact_id)
 
@@ -40,12 +43,12 @@ def risk(fact: FactRecord) -> tuple[float, int, int]:
     return (support, -len(fact.flags), int(fact.id or 0))
 
 
-def review_queue(ws: Any, topic_id: int | None = None) -> list[FactRecord]:
+def review_queue(ws: Workspace, topic_id: int | None = None) -> list[FactRecord]:
     """The pending facts (of one topic or all), riskiest first."""
     return sorted(list_facts(ws, status=FactStatus.PENDING, topic_id=topic_id), key=risk)
 
 
-def keep_facts(ws: Any, ids: Sequence[int]) -> int:
+def keep_facts(ws: Workspace, ids: Sequence[int]) -> int:
     """Mark facts kept (an edited fact stays edited, a promoted one stays promoted); returns moves."""
     facts = records.get_many(ws.db, ids)
     moved = 0
@@ -62,7 +65,7 @@ def keep_facts(ws: Any, ids: Sequence[int]) -> int:
     return moved
 
 
-def delete_facts(ws: Any, ids: Sequence[int]) -> int:
+def delete_facts(ws: Workspace, ids: Sequence[int]) -> int:
     """Mark facts deleted (any status; a promoted fact loses its point first); returns moves."""
     facts = records.get_many(ws.db, ids)
     moved = 0
@@ -80,7 +83,7 @@ def delete_facts(ws: Any, ids: Sequence[int]) -> int:
     return moved
 
 
-def edit_fact(ws: Any, fact_id: int, *, text: str | None = None, kind: str | None = None) -> FactRecord:
+def edit_fact(ws: Workspace, fact_id: int, *, text: str | None = None, kind: str | None = None) -> FactRecord:
     """Change a fact's text (support checked again against its quote) and/or its kind.
 
     A new text makes the fact `edited` (the first text is kept as original_text); a promoted fact
@@ -111,11 +114,11 @@ def edit_fact(ws: Any, fact_id: int, *, text: str | None = None, kind: str | Non
     return fact
 
 
-def recheck(ws: Any, fact: FactRecord) -> None:
+def recheck(ws: Workspace, fact: FactRecord) -> None:
     """Run the support check of the fact's text against its quote (hand-written facts need none)."""
     if not fact.quote or fact.extractor == records.HUMAN:
         return
-    from nonseq.support import checker_for
+    from nonseq.verify.support import checker_for
 
     result = checker_for(ws).check(fact.text, fact.quote)
     fact.support = round(float(result.score), 4)

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nonseq.index.store import EVERGREEN, knowledge_collection
 from nonseq.knowledge import records
 from nonseq.models import SourceKind
 
+if TYPE_CHECKING:
+    from nonseq.workspace import Workspace
 
-def _collections(ws: Any, category: str | None) -> list[tuple[str, dict[str, Any] | None, SourceKind]]:
+
+def _collections(ws: Workspace, category: str | None) -> list[tuple[str, dict[str, Any] | None, SourceKind]]:
     """(collection, filter, group) to search: one category's, or every knowledge collection."""
     if category is not None:
         return [(knowledge_collection(category), None, SourceKind.KNOWLEDGE),
@@ -20,7 +23,7 @@ def _collections(ws: Any, category: str | None) -> list[tuple[str, dict[str, Any
             for n in names]
 
 
-def search_knowledge(ws: Any, query: str, *, category: str | None = None,
+def search_knowledge(ws: Workspace, query: str, *, category: str | None = None,
                      limit: int = 10) -> list[dict[str, Any]]:
     """The knowledge points closest to the query (dense + BM25 fused by RRF), best first."""
     from nonseq.retrieval.sources import HYBRID, collection_candidates
@@ -44,7 +47,7 @@ def extractor_family(extractor: str) -> str:
     return extractor if extractor in (records.EXTRACTIVE, records.HUMAN) else "llm"
 
 
-def knowledge_stats(ws: Any) -> dict[str, Any]:
+def knowledge_stats(ws: Workspace) -> dict[str, Any]:
     """Facts by status, kind, extractor and category, and the points in each knowledge collection."""
     facts = records.select(ws.db)
     live = [f for f in facts if f.status != "deleted"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nonseq.db import transaction
 from nonseq.errors import UsageError
@@ -13,6 +13,9 @@ from nonseq.knowledge import records
 from nonseq.knowledge.promote import index_facts
 from nonseq.knowledge.records import FactRecord
 from nonseq.models import FactStatus
+
+if TYPE_CHECKING:
+    from nonseq.workspace import Workspace
 
 #: Fields that belong to one workspace and are rebuilt on import.
 LOCAL_FIELDS = ("id", "topic_id", "point_id", "collection")
@@ -33,7 +36,7 @@ class ImportReport:
         return asdict(self)
 
 
-def export_facts(ws: Any, path: Path) -> int:
+def export_facts(ws: Workspace, path: Path) -> int:
     """Write every fact (all statuses, with evidence and decisions) as JSON lines; returns the count."""
     facts = records.select(ws.db)
     path = Path(path)
@@ -51,7 +54,7 @@ def export_facts(ws: Any, path: Path) -> int:
 
 def _parse(path: Path) -> list[FactRecord]:
     """The records of an export file; UsageError naming the first bad line."""
-    from nonseq.userfiles import read_text_file
+    from nonseq.text.files import read_text_file
 
     lines = read_text_file(path, 2_000_000_000, what="a fact export").splitlines()
     out = []
@@ -72,7 +75,7 @@ def _parse(path: Path) -> list[FactRecord]:
     return out
 
 
-def import_facts(ws: Any, path: Path) -> ImportReport:
+def import_facts(ws: Workspace, path: Path) -> ImportReport:
     """Add the facts of an export (uids already present are skipped); promoted ones are re-embedded."""
     facts = _parse(Path(path))
     report = ImportReport(read=len(facts))
@@ -85,7 +88,7 @@ def import_facts(ws: Any, path: Path) -> ImportReport:
     vectors = ws.embedder.embed([f.text for f in fresh])
     promoted = [f for f in fresh if f.status == FactStatus.PROMOTED]
     for fact in promoted:  # stored as kept until the point exists
-        fact.status = FactStatus.KEPT.value
+        fact.status = FactStatus.KEPT
     with transaction(ws.db):
         for fact, vector in zip(fresh, vectors, strict=True):
             fact.topic_id = slugs.get(fact.topic_slug)
@@ -95,7 +98,7 @@ def import_facts(ws: Any, path: Path) -> ImportReport:
         index_facts(ws, promoted)
         with transaction(ws.db):
             for fact in promoted:
-                fact.status = FactStatus.PROMOTED.value
+                fact.status = FactStatus.PROMOTED
                 records.update(ws.db, fact)
     report.promoted = len(promoted)
     return report

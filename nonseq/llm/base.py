@@ -67,6 +67,10 @@ class LLM(Protocol):
         """A one-line OK description for `nonseq doctor`; BackendError saying how to fix it."""
         ...
 
+    def probe(self, timeout: float) -> str:
+        """A quick look for a status line, loading nothing: e.g. "ollama up" or "llamacpp: x.gguf missing"."""
+        ...
+
 
 class ConnectionFailed(BackendError):
     """The server could not be reached; worth retrying (message already says how to fix it)."""
@@ -85,6 +89,17 @@ def to_dicts(messages: Messages) -> list[dict[str, str]]:
     if not out:
         raise ValueError("at least one message is needed")
     return out
+
+
+def http_up(url: str, timeout: float) -> bool:
+    """True when something answers HTTP at url within the timeout."""
+    import httpx
+
+    try:
+        httpx.get(url, timeout=timeout, follow_redirects=False)
+    except httpx.HTTPError:
+        return False
+    return True
 
 
 def estimate_tokens(text: str) -> int:
@@ -128,6 +143,10 @@ class ChatBackend(ABC):
     @abstractmethod
     def check(self) -> str:
         """A one-line OK description, or BackendError."""
+
+    @abstractmethod
+    def probe(self, timeout: float) -> str:
+        """A quick look for a status line, loading nothing."""
 
     def count_tokens(self, text: str) -> int:
         """An estimate; backends with a tokenizer override this."""

@@ -93,7 +93,7 @@ def chat_prompt(llama: Llama, messages: Sequence[dict[str, str]]) -> list[int]:
     eos = llama.detokenize([llama.token_eos()], special=True).decode("utf-8", "replace")
     bos = llama.detokenize([llama.token_bos()], special=True).decode("utf-8", "replace")
     result = Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos)(
-        messages=list(messages))
+        messages=list(messages))  # type: ignore[arg-type]
     return llama.tokenize(result.prompt.encode("utf-8"), add_bos=not result.added_special,
                           special=True)
 

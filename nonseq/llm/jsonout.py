@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from nonseq.llm.thinking import strip_think
@@ -19,9 +20,9 @@ class JSONOutputError(ValueError):
     """The reply holds no usable JSON, or the JSON does not match the schema."""
 
 
-def _scan(text: str, start: int) -> tuple[int, list[str], bool]:
-    """Walk a JSON value from start: (end index or -1, open closers left, inside a string)."""
-    stack: list[str] = []
+def _chars(text: str, start: int = 0) -> Iterator[tuple[int, str, bool]]:
+    """Each character from start with whether it is inside a JSON string (the opening quote is, the
+    closing one is not)."""
     in_str = escaped = False
     for i in range(start, len(text)):
         ch = text[i]
@@ -34,7 +35,17 @@ def _scan(text: str, start: int) -> tuple[int, list[str], bool]:
                 in_str = False
         elif ch == '"':
             in_str = True
-        elif ch in "{[":
+        yield i, ch, in_str
+
+
+def _scan(text: str, start: int) -> tuple[int, list[str], bool]:
+    """Walk a JSON value from start: (end index or -1, open closers left, inside a string)."""
+    stack: list[str] = []
+    in_str = False
+    for i, ch, in_str in _chars(text, start):
+        if in_str:
+            continue
+        if ch in "{[":
             stack.append("}" if ch == "{" else "]")
         elif ch in "}]":
             if not stack or stack[-1] != ch:
@@ -48,18 +59,8 @@ def _scan(text: str, start: int) -> tuple[int, list[str], bool]:
 def _drop_trailing_commas(text: str) -> str:
     """Remove commas right before a closing bracket, outside strings."""
     out: list[str] = []
-    in_str = escaped = False
-    for ch in text:
-        if in_str:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_str = False
-        elif ch == '"':
-            in_str = True
-        elif ch in "}]":
+    for _i, ch, in_str in _chars(text):
+        if not in_str and ch in "}]":
             while out and out[-1].isspace():
                 out.pop()
             if out and out[-1] == ",":

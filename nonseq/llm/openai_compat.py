@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from nonseq.errors import BackendError
-from nonseq.llm.base import ChatBackend, ConnectionFailed, estimate_tokens
+from nonseq.llm.base import ChatBackend, ConnectionFailed, estimate_tokens, http_up
 
 if TYPE_CHECKING:
     import httpx
@@ -245,6 +245,10 @@ class OpenAICompatLLM(ChatBackend):
                 self._tokenize_route = (route, key)
                 return len(tokens)
         return estimate_tokens(text)
+
+    def probe(self, timeout: float) -> str:
+        """Whether the server answers."""
+        return f"openai {'up' if http_up(self.url + '/models', timeout) else 'down'}"
 
     def check(self) -> str:
         """The server answers and serves the model."""

@@ -2,42 +2,25 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.markup import escape
-from rich.table import Table
 
-from nonseq.menus.ui import MenuContext, choose, console, pause, pick_from, run_action
+from nonseq.menus.ui import MenuContext, choose, pause, pick_from, run_action
+from nonseq.ui.articles import articles_table, stage_of
+from nonseq.ui.console import console
+
+if TYPE_CHECKING:
+    from nonseq.workspace import Workspace
 
 ARTICLES = [("s", "Show an article"), ("w", "Write a draft again")]
 
 
-def _rows(ws: Any) -> list[dict[str, Any]]:
+def _rows(ws: Workspace) -> list[dict[str, Any]]:
     """The articles, newest first (`nonseq articles list`)."""
-    from nonseq.articles import list_articles
+    from nonseq.writing.articles import list_articles
 
     return list_articles(ws.articles_dir)
-
-
-def _stage(row: dict[str, Any]) -> str:
-    """'draft' or 'article'."""
-    return "draft" if row.get("status") == "draft" else "article"
-
-
-def articles_table(rows: list[dict[str, Any]]) -> Table:
-    """File, title, stage, sources, citations and unsupported sentences."""
-    table = Table(title=f"{len(rows)} article(s)", title_justify="left")
-    table.add_column("file", no_wrap=True)
-    table.add_column("title", overflow="ellipsis", no_wrap=True, max_width=40)
-    for col in ("stage", "sources", "cited", "unsupported"):
-        table.add_column(col, no_wrap=True)
-    for r in rows:
-        if "error" in r:
-            table.add_row(r["file"], f"[red]{escape(str(r['error']))}[/red]", "", "", "", "")
-            continue
-        table.add_row(r["file"], escape(str(r.get("title", ""))), _stage(r), str(r.get("sources", "")),
-                      str(r.get("citations", "")), f"{r.get('unsupported')}/{r.get('sentences')}")
-    return table
 
 
 def run(ctx: MenuContext) -> None:
@@ -50,7 +33,7 @@ def run(ctx: MenuContext) -> None:
             console.print("no articles yet: write a topic from the Queue menu")
             pause()
             return
-        console.print(articles_table(rows))
+        console.print(articles_table(rows, f"{len(rows)} article(s)"))
         key = choose("Articles", ARTICLES)
         if key is None:
             return
@@ -60,7 +43,7 @@ def run(ctx: MenuContext) -> None:
             if ref:
                 show(ctx, ref)
         else:
-            drafts = [r for r in good if _stage(r) == "draft"]
+            drafts = [r for r in good if stage_of(r) == "draft"]
             if not drafts:
                 console.print("no drafts: every article passed")
                 continue
@@ -74,8 +57,8 @@ def run(ctx: MenuContext) -> None:
 def show(ctx: MenuContext, ref: str) -> None:
     """Print one article (`nonseq articles show REF`)."""
 
-    def read(ws: Any) -> str:
-        from nonseq.articles import find_article
+    def read(ws: Workspace) -> str:
+        from nonseq.writing.articles import find_article
 
         return find_article(ws.articles_dir, ref).read_text(encoding="utf-8")
 

@@ -6,24 +6,17 @@ calls the nonseq.knowledge function its `nonseq knowledge ...` command calls.
 
 from __future__ import annotations
 
-import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.markup import escape
 from rich.panel import Panel
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
-from nonseq.menus.ui import (
-    MenuContext,
-    ask,
-    choose,
-    confirm,
-    console,
-    pause,
-    pick_from,
-    run_action,
-)
+from nonseq.menus.ui import MenuContext, ask, choose, confirm, pause, pick_from, run_action
+from nonseq.ui.console import console
+from nonseq.ui.facts import fact_card, facts_table, print_extract_report
+
+if TYPE_CHECKING:
+    from nonseq.workspace import Workspace
 
 KNOWLEDGE = [
     ("1", "Review pending facts, one at a time"),
@@ -49,7 +42,7 @@ def run(ctx: MenuContext) -> None:
         actions[key](ctx)
 
 
-def _topics(ws: Any) -> list[Any]:
+def _topics(ws: Workspace) -> list[Any]:
     """Every topic, in queue order."""
     from nonseq import queue
 
@@ -78,32 +71,23 @@ def extract(ctx: MenuContext) -> None:
     if topic_id is None:
         return
 
-    def go(ws: Any) -> Any:
+    def go(ws: Workspace) -> Any:
         from nonseq.knowledge import extract_facts
+        from nonseq.ui.bars import CountBar
 
-        with Progress(TextColumn("pages"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                      TextColumn("{task.fields[url]}"), console=console, transient=True) as bars:
-            task = bars.add_task("extract", total=None, url="")
-
-            def progress(url: str, done: int, total: int) -> None:
-                bars.update(task, total=total or None, completed=done, url=url[-60:])
-
-            return extract_facts(ws, topic_id, progress=progress)
+        with CountBar("pages", out=console) as bar:
+            return extract_facts(ws, topic_id, progress=bar)
 
     report = run_action(ctx, go, name="knowledge extract")
     if report is not None:
-        console.print(f"extracted from {report.pages} page(s) ({report.skipped} done before): "
-                      f"{report.new} new fact(s), {report.merged} merged, {report.dropped} dropped "
-                      f"in {report.seconds:.1f} s")
-        for note in report.notes:
-            console.print(f"[yellow]note:[/yellow] {escape(note)}", soft_wrap=True)
+        print_extract_report(report)
     pause()
 
 
 # -- [1] review --------------------------------------------------------------------------------
 def review(ctx: MenuContext) -> None:
     """The one-fact-at-a-time review (`nonseq knowledge review`)."""
-    from nonseq.menus import fact_review
+    from nonseq.ui import fact_review
 
     # No lock across the session: it waits for keys, and each decision is one SQLite transaction
     # on pending facts (no Qdrant), so a night run is never blocked by a person reading a fact.
@@ -115,19 +99,6 @@ def review(ctx: MenuContext) -> None:
 
 
 # -- [5] list, keep, edit, delete -------------------------------------------------------------
-def facts_table(rows: list[Any]) -> Table:
-    """Facts: id, status, kind, topic, sources, support, text."""
-    table = Table(title=f"{len(rows)} fact(s)", title_justify="left")
-    for col, width in (("id", 4), ("status", 8), ("kind", 9), ("topic", 16), ("src", 3), ("support", 7)):
-        table.add_column(col, no_wrap=True, width=width, overflow="ellipsis")
-    table.add_column("text", overflow="ellipsis", no_wrap=True, max_width=max(20, console.width - 70))
-    for f in rows:
-        support = "-" if f.support is None else f"{f.support:.2f}"
-        table.add_row(str(f.id), f.status, f.kind, f.topic_slug or "-", str(f.sources), support,
-                      escape(f.text))
-    return table
-
-
 def facts(ctx: MenuContext) -> None:
     """List facts, then keep, edit or delete some (`nonseq knowledge list|keep|edit|delete`)."""
     from nonseq import knowledge
@@ -200,12 +171,7 @@ def view_fact(ctx: MenuContext) -> None:
     fact = _one_fact(ctx, "View")
     if fact is None:
         return
-    console.print(Panel(escape(fact.text), title=f"fact {fact.id} · {fact.status} · {fact.kind}",
-                        subtitle=escape(fact.url or "hand-written")))
-    if fact.quote:
-        console.print(f"quote: “{escape(fact.quote)}”", soft_wrap=True)
-    support = "-" if fact.support is None else f"{fact.support:.2f}"
-    console.print(f"sources {fact.sources}, support {support}, flags {', '.join(fact.flags) or '-'}")
+    console.print(fact_card(fact), soft_wrap=True)
     pause()
 
 
@@ -216,7 +182,7 @@ def promote(ctx: MenuContext) -> None:
     if topic_id is None:
         return
 
-    def go(ws: Any) -> Any:
+    def go(ws: Workspace) -> Any:
         from nonseq.knowledge import promote_topic
 
         return promote_topic(ws, topic_id)
@@ -228,19 +194,6 @@ def promote(ctx: MenuContext) -> None:
 
 
 # -- [3] Inspect & Promote -----------------------------------------------------------------------
-def _read_file(path: str) -> tuple[str, str, str]:
-    """A text or Markdown file: (text, title, url), as `nonseq knowledge add --file` reads it."""
-    from pathlib import Path
-
-    from nonseq.errors import UsageError
-
-    file = Path(path).expanduser()
-    try:
-        return file.read_text(encoding="utf-8"), file.name, file.resolve().as_uri()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read {file}: {exc}") from None
-
-
 def _topic_slug(ctx: MenuContext) -> str | None:
     """The slug of a topic chosen from the queue (facts about a topic are retrieved by it)."""
     from nonseq import queue
@@ -260,7 +213,9 @@ def inspect_and_promote(ctx: MenuContext) -> None:
     source: tuple[str, str, str] | None = None
     if how == "f":
         path = ask("File path")
-        source = run_action(ctx, lambda _ws: _read_file(path), name="read file", lock=False) if path else None
+        from nonseq.knowledge import read_source_file
+
+        source = run_action(ctx, lambda ws: read_source_file(ws, path), name="read file", lock=False) if path else None
     else:
         typed = ask("Text")
         source = (typed, "", "") if typed else None
@@ -315,12 +270,11 @@ def search(ctx: MenuContext) -> None:
 def stats(ctx: MenuContext) -> None:
     """Facts by status and points per collection (`nonseq knowledge stats`)."""
     from nonseq.knowledge import knowledge_stats
+    from nonseq.ui.facts import print_stats
 
     data = run_action(ctx, knowledge_stats, name="knowledge stats")
     if data is not None:
-        for key, value in data.items():
-            shown = json.dumps(value, ensure_ascii=False) if isinstance(value, dict | list) else value
-            console.print(f"  {key}: {escape(str(shown))}", soft_wrap=True)
+        print_stats(data)
     pause()
 
 

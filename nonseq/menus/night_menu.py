@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.markdown import Markdown
 from rich.markup import escape
 
-from nonseq.menus.ui import MenuContext, choose, console, pause, run_action
+from nonseq.menus.ui import MenuContext, choose, pause, run_action
+from nonseq.ui.console import console
+
+if TYPE_CHECKING:
+    from nonseq.workspace import Workspace
 
 NIGHT = [("r", "Run it now"), ("l", "Show the last morning report")]
 
 
-def plan(ws: Any) -> list[Any]:
+def plan(ws: Workspace) -> list[Any]:
     """The topics a night run would take, in order (`nonseq night` picks the same)."""
-    from nonseq.night import plan as night_plan
+    from nonseq.pipeline.night import plan as night_plan
 
     cfg = ws.settings.night
     return night_plan(ws, cfg.retries)[: cfg.max_topics]
@@ -44,29 +48,17 @@ def run(ctx: MenuContext) -> None:
 
 def run_now(ctx: MenuContext, total: int) -> None:
     """Run the night with a topics-done bar and the current step (`nonseq night`)."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from nonseq.ui.night import NightBars, print_night_summary
 
-    from nonseq.commands.night_cmd import _print_summary
+    def go(ws: Workspace) -> Any:
+        from nonseq.pipeline.night import run_night
 
-    def go(ws: Any) -> Any:
-        from nonseq.night import run_night
-
-        with Progress(TextColumn("topics"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                      TextColumn("{task.fields[step]}"), console=console) as bars:
-            task = bars.add_task("night", total=total, step="")
-
-            def live(kind: str, data: Any) -> None:
-                if kind == "step":
-                    bars.update(task, step=escape(f"{data[0]}: {data[1]}"[:70]))
-                else:
-                    bars.update(task, advance=1)
-                    bars.console.print(f"{escape(data.topic)}: {data.outcome}")
-
-            return run_night(ws, None, on_event=live)
+        with NightBars(total) as bars:
+            return run_night(ws, None, progress=bars)
 
     summary = run_action(ctx, go, name="night")
     if summary is not None:
-        _print_summary(summary)
+        print_night_summary(summary)
         show_report(Path(summary.report))
     pause()
 
@@ -80,8 +72,8 @@ def show_report(path: Path) -> None:
 def last_report(ctx: MenuContext) -> None:
     """The newest morning report in articles/reports."""
 
-    def newest(ws: Any) -> Path | None:
-        from nonseq.night_report import reports_dir
+    def newest(ws: Workspace) -> Path | None:
+        from nonseq.pipeline.report import reports_dir
 
         found = sorted(reports_dir(ws).glob("night-*.md"), key=lambda p: p.stat().st_mtime)
         return found[-1] if found else None

@@ -5,12 +5,14 @@ Each action calls the service its command calls (the command is named in the lab
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.markup import escape
-from rich.table import Table
+from nonseq.menus.ui import MenuContext, ask, ask_int, choose, confirm, pause, pick_from, run_action
+from nonseq.ui.console import console
+from nonseq.ui.topics import queue_table
 
-from nonseq.menus.ui import MenuContext, ask, ask_int, choose, confirm, console, pause, pick_from, run_action
+if TYPE_CHECKING:
+    from nonseq.workspace import Workspace
 
 QUEUE = [("a", "Add a topic"), ("t", "Choose a topic"), ("f", "Refresh")]
 TOPIC = [("i", "Inspect the context pack"), ("r", "Research …"), ("g", "Gate"), ("w", "Write"),
@@ -20,24 +22,7 @@ RESEARCH = [("1", "Research (search the web)"), ("2", "Add own sources (URLs and
             ("3", "Uber Research (find and fill the gaps)")]
 
 
-def queue_table(rows: list[dict[str, Any]]) -> Table:
-    """The queue as a table: id, title, category, stage, chunks, last verdict, priority."""
-    table = Table(title=f"Queue: {len(rows)} topic(s)", title_justify="left")
-    table.add_column("id", justify="right", no_wrap=True)
-    table.add_column("title", overflow="ellipsis", no_wrap=True, max_width=48)
-    for col in ("category", "stage"):
-        table.add_column(col, no_wrap=True)
-    table.add_column("chunks", justify="right", no_wrap=True)
-    table.add_column("verdict", no_wrap=True)
-    table.add_column("pri", justify="right", no_wrap=True)
-    for row in rows:
-        t = row["topic"]
-        table.add_row(str(t.id), escape(t.title), t.category, str(t.stage), str(row["chunks"]),
-                      row["verdict"] or "-", str(t.priority))
-    return table
-
-
-def _overview(ws: Any) -> list[dict[str, Any]]:
+def _overview(ws: Workspace) -> list[dict[str, Any]]:
     """The queue rows (SQLite only)."""
     from nonseq import queue
 
@@ -63,10 +48,10 @@ def run(ctx: MenuContext) -> None:
                 topic_menu(ctx, topic_id)
 
 
-def _names(ws: Any) -> tuple[list[str], list[str], list[str]]:
+def _names(ws: Workspace) -> tuple[list[str], list[str], list[str]]:
     """Categories, persona names and schema names for the add form."""
-    from nonseq.personas import list_personas
-    from nonseq.schemas import list_schemas
+    from nonseq.writing.personas import list_personas
+    from nonseq.writing.schemas import list_schemas
 
     return ws.categories, [p.name for p in list_personas(ws)], [s.name for s in list_schemas(ws)]
 
@@ -93,11 +78,11 @@ def add_topic(ctx: MenuContext) -> None:
     persona = pick_from("Persona", [("", "(none)")] + [(p, p) for p in personas]) if personas else ""
     schema = pick_from("Schema", [(s, s) for s in schemas]) if schemas else "explainer"
 
-    def add(ws: Any) -> Any:
-        from nonseq import queue
+    def add(ws: Workspace) -> Any:
+        from nonseq.pipeline.topics import add_topic
 
-        return queue.add_topic(ws.db, title, category, ws.categories, focus=focus, sub_queries=queries,
-                               persona=persona or "", schema=schema or "explainer", priority=priority)
+        return add_topic(ws, title, category, focus=focus, sub_queries=queries, persona=persona or "",
+                         schema=schema or "explainer", priority=priority)
 
     topic = run_action(ctx, add, name="queue add")
     if topic is not None:
@@ -123,17 +108,10 @@ def topic_menu(ctx: MenuContext, topic_id: int) -> None:
 
 def inspect(ctx: MenuContext, topic_id: int) -> None:
     """The context pack (`nonseq inspect ID`)."""
-    from nonseq.commands.inspect_cmd import _print_pack
+    from nonseq.pipeline.topics import inspect_topic
+    from nonseq.ui.pack import print_inspection
 
-    def show_pack(ws: Any) -> None:
-        from nonseq import queue
-        from nonseq.gate import quality_setup
-        from nonseq.retrieval.pipeline import retrieve
-
-        pack = retrieve(ws, queue.get_topic(ws.db, topic_id))
-        _print_pack(pack, False, quality_setup(pack, ws.settings.gate))
-
-    run_action(ctx, show_pack, name="inspect")
+    run_action(ctx, lambda ws: print_inspection(inspect_topic(ws, topic_id)), name="inspect")
     pause()
 
 
@@ -151,17 +129,17 @@ def research_menu(ctx: MenuContext, topic_id: int) -> None:
 def research(ctx: MenuContext, topic_id: int, urls: list[str] | None = None,
              files: list[str] | None = None) -> None:
     """Search, fetch and index with progress bars (`nonseq research ID [--url] [--file]`)."""
-    from nonseq.commands.research_cmd import _print_summary, _ProgressView
+    from nonseq.ui.research import ResearchProgress, print_research
 
-    def go(ws: Any) -> Any:
-        from nonseq.research.research import run_research
+    def go(ws: Workspace) -> Any:
+        from nonseq.pipeline.research import run_research
 
-        with _ProgressView() as view:
+        with ResearchProgress() as view:
             return run_research(ws, topic_id, urls=urls or [], files=files or [], progress=view)
 
     summary = run_action(ctx, go, name="research")
     if summary is not None:
-        _print_summary(summary)
+        print_research(summary)
     pause()
 
 
@@ -178,35 +156,33 @@ def own_sources(ctx: MenuContext, topic_id: int) -> None:
 def uber(ctx: MenuContext, topic_id: int) -> None:
     """Gap analysis, searches and indexing (`nonseq uber ID`)."""
 
-    def go(ws: Any) -> Any:
-        from nonseq.uber import run_uber
+    from nonseq.ui.gate import print_uber
+    from nonseq.ui.write import step_lines
 
-        return run_uber(ws, topic_id, progress=lambda msg: console.print(f"[cyan]›[/cyan] {escape(msg)}"))
+    def go(ws: Workspace) -> Any:
+        from nonseq.pipeline.uber import run_uber
+
+        return run_uber(ws, topic_id, progress=step_lines)
 
     summary = run_action(ctx, go, name="uber")
     if summary is not None:
-        for gap in summary.gaps:
-            console.print(f"  ? {escape(gap.question)}")
-        console.print(f"searched {summary.searched} quer(ies), {summary.fetched} page(s) fetched, "
-                      f"{summary.chunks_added} chunk(s) added; gate {summary.before.get('status')} → "
-                      f"{summary.after.get('status')}")
+        print_uber(summary)
     pause()
 
 
 def gate(ctx: MenuContext, topic_id: int) -> None:
     """The suitability verdict (`nonseq gate ID`)."""
-    from nonseq.commands.gate_cmd import print_verdict
+    from nonseq.ui.gate import print_gate
 
-    def go(ws: Any) -> Any:
-        from nonseq.gate import run_gate
+    def go(ws: Workspace) -> Any:
+        from nonseq.pipeline.gate import run_gate
 
         return run_gate(ws, topic_id)
 
     result = run_action(ctx, go, name="gate")
     if result is not None:
         topic, _pack, verdict = result
-        console.print(f"#{topic.id} {topic.slug} → {topic.stage}")
-        print_verdict(verdict)
+        print_gate(topic, verdict)
     pause()
 
 
@@ -214,31 +190,26 @@ def write(ctx: MenuContext, topic_id: int | str, force: bool = False) -> None:
     """Research if needed, gate, write and ground (`nonseq write ID`); THIN asks what to do."""
     import sys
 
-    from nonseq.commands.write_cmd import _progress, print_result
-    from nonseq.menus.thin_prompt import ask_thin_choice
+    from nonseq.ui.thin_prompt import ask_thin_choice
+    from nonseq.ui.write import WriteProgress, print_write_result
 
-    def go(ws: Any) -> Any:
-        from nonseq.writer import write_topic
+    def go(ws: Workspace) -> Any:
+        from nonseq.pipeline.write import write_topic
 
-        return write_topic(ws, topic_id, decide=ask_thin_choice, progress=_progress(sys.stdout, False),
-                           force=force)
+        return write_topic(ws, topic_id, decide=ask_thin_choice, progress=WriteProgress(sys.stdout), force=force)
 
     result = run_action(ctx, go, name="write")
     if result is not None:
-        print_result(result)
+        print_write_result(result)
     pause()
 
 
 def show(ctx: MenuContext, topic_id: int) -> None:
     """A topic's fields, history and sources (`nonseq queue show ID`)."""
-    from nonseq import queue
-    from nonseq.commands.queue_cmd import print_topic
+    from nonseq.pipeline.topics import show_topic
+    from nonseq.ui.topics import print_topic
 
-    def go(ws: Any) -> None:
-        topic = queue.get_topic(ws.db, topic_id)
-        print_topic(topic, queue.history(ws.db, topic.id), queue.list_sources(ws.db, topic))
-
-    run_action(ctx, go, name="queue show", lock=False)
+    run_action(ctx, lambda ws: print_topic(show_topic(ws, topic_id)), name="queue show", lock=False)
     pause()
 
 
@@ -253,7 +224,7 @@ def edit(ctx: MenuContext, topic_id: int) -> None:
     focus = None if title is None else ask("Focus", topic.focus)
     queries = None if focus is None else ask("Sub-queries (separated by ;)", "; ".join(topic.sub_queries))
     priority = None if queries is None else ask_int("Priority", topic.priority)
-    if priority is None:
+    if queries is None or priority is None:
         console.print("nothing changed")
         return
     changes = {"title": title, "focus": focus, "priority": priority,
@@ -262,10 +233,11 @@ def edit(ctx: MenuContext, topic_id: int) -> None:
     if not changes:
         console.print("nothing changed")
         return
-    updated = run_action(ctx, lambda ws: queue.edit_topic(ws.db, topic_id, ws.categories, **changes),
-                         name="queue edit")
-    if updated is not None:
-        console.print(f"updated #{updated.id} {updated.slug}")
+    from nonseq.pipeline.topics import edit_topic
+
+    done = run_action(ctx, lambda ws: edit_topic(ws, topic_id, **changes), name="queue edit")
+    if done is not None:
+        console.print(f"updated #{done[0].id} {done[0].slug}")
 
 
 def retry(ctx: MenuContext, topic_id: int) -> None:
@@ -279,11 +251,11 @@ def retry(ctx: MenuContext, topic_id: int) -> None:
 
 def remove(ctx: MenuContext, topic_id: int) -> str | None:
     """Delete a topic and its research chunks after a confirmation (`nonseq queue remove ID`)."""
-    from nonseq import queue
+    from nonseq.pipeline.topics import delete_topic
 
     if not confirm(f"Remove topic #{topic_id} and its research chunks?"):
         return None
-    done = run_action(ctx, lambda ws: queue.delete_topic(ws, topic_id), name="queue remove")
+    done = run_action(ctx, lambda ws: delete_topic(ws, topic_id), name="queue remove")
     if done is None:
         return None
     topic, removed = done

@@ -35,7 +35,7 @@ def show_config(ctx: MenuContext) -> None:
 
 def doctor(ctx: MenuContext) -> None:
     """Check every backend (`nonseq doctor`)."""
-    from nonseq.doctor import run_checks
+    from nonseq.pipeline.doctor import run_checks
 
     results = run_action(ctx, run_checks, name="doctor", lock=False)
     for check in results or []:

@@ -6,57 +6,27 @@ at once; a probe that has not answered yet is shown as "…" and the line is red
 
 from __future__ import annotations
 
-import os
 import threading
 from collections import Counter
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-PROBE_TIMEOUT = 1.0
-
-
-def _http_up(url: str) -> bool:
-    """True when something answers HTTP at url within the probe timeout."""
-    import httpx
-
-    try:
-        httpx.get(url, timeout=PROBE_TIMEOUT, follow_redirects=False)
-    except httpx.HTTPError:
-        return False
-    return True
+if TYPE_CHECKING:
+    from nonseq.workspace import Workspace
 
 
-def searxng_state(settings: Any) -> str:
-    """'up' or 'down' for [searxng] url."""
-    return "up" if _http_up(settings.searxng.url) else "down"
+def _probe(name: str, settings: Any) -> str:
+    """One probe in its own short-lived workspace (this runs in a thread)."""
+    from nonseq.pipeline import doctor
+    from nonseq.workspace import Workspace
 
+    with Workspace(settings) as ws:
+        if name == "searxng":
+            return doctor.searxng_probe(ws)
+        if name == "llm":
+            return doctor.llm_probe(ws)
+        from nonseq.knowledge import review_queue
 
-def llm_state(settings: Any) -> str:
-    """For the in-process model whether its file exists; for a server whether it answers."""
-    llm = settings.llm
-    if llm.backend == "llamacpp":
-        if llm.model_path:
-            path = Path(llm.model_path).expanduser()
-        else:
-            from nonseq.llm.llamacpp import bundled_model_path
-
-            try:
-                path = bundled_model_path()
-            except Exception:  # noqa: BLE001 - a missing bundle is what the status reports
-                return "llamacpp: model file missing"
-        return f"llamacpp: {path.name}" if path.is_file() else f"llamacpp: {path.name} missing"
-    if llm.backend == "mlx":
-        return f"mlx: {llm.model or 'default model'}"
-    if llm.backend == "ollama":
-        from nonseq.llm.ollama_backend import DEFAULT_URL, _host
-
-        url = _host(llm.url or os.environ.get("OLLAMA_HOST") or DEFAULT_URL)
-        return f"ollama {'up' if _http_up(url + '/api/tags') else 'down'}"
-    from nonseq.llm.openai_compat import DEFAULT_URL as OPENAI_URL
-    from nonseq.llm.openai_compat import _base_url
-
-    url = _base_url(llm.url or OPENAI_URL)
-    return f"openai {'up' if _http_up(url + '/models') else 'down'}"
+        return str(len(review_queue(ws)))
 
 
 class Probes:
@@ -64,16 +34,15 @@ class Probes:
 
     def __init__(self, settings: Any) -> None:
         self.results: dict[str, str] = {}
-        self.threads = [threading.Thread(target=self._run, args=(name, func, settings), daemon=True)
-                        for name, func in (("searxng", searxng_state), ("llm", llm_state),
-                                           ("facts", pending_facts))]
+        self.threads = [threading.Thread(target=self._run, args=(name, settings), daemon=True)
+                        for name in ("searxng", "llm", "facts")]
         for thread in self.threads:
             thread.start()
 
-    def _run(self, name: str, func: Any, settings: Any) -> None:
+    def _run(self, name: str, settings: Any) -> None:
         """Run one probe; any failure is shown, never raised."""
         try:
-            self.results[name] = func(settings)
+            self.results[name] = _probe(name, settings)
         except Exception as exc:  # noqa: BLE001 - a status probe must never break the menu
             self.results[name] = f"? ({type(exc).__name__})"
 
@@ -82,21 +51,12 @@ class Probes:
         return self.results.get(name, "…")
 
 
-def queue_counts(ws: Any) -> str:
+def queue_counts(ws: Workspace) -> str:
     """'2 queued, 1 written' (or 'empty') from SQLite."""
     from nonseq import queue
 
     counts = Counter(str(t.stage) for t in queue.list_topics(ws.db))
     return ", ".join(f"{n} {stage}" for stage, n in counts.items()) or "empty"
-
-
-def pending_facts(settings: Any) -> str:
-    """How many facts wait for review (its own short-lived workspace: this runs in a thread)."""
-    from nonseq.knowledge import review_queue
-    from nonseq.workspace import Workspace
-
-    with Workspace(settings) as ws:
-        return str(len(review_queue(ws)))
 
 
 def status_fragments(topics: str, probes: Probes) -> list[tuple[str, str]]:

@@ -13,13 +13,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from rich.console import Console
 from rich.markup import escape
 
 from nonseq.errors import NonseqError
+from nonseq.ui.console import console
 
 T = TypeVar("T")
-console = Console(highlight=False)
 
 #: (key, label) pairs of a menu; a key is one character.
 Options = Sequence[tuple[str, str]]
@@ -105,11 +104,11 @@ def choose(title: str, options: Options, *, hint: str = "press a key (or ↑↓ 
         layout=Layout(Window(FormattedTextControl(render, show_cursor=False), wrap_lines=True)),
         key_bindings=kb, full_screen=False, erase_when_done=True,
         refresh_interval=0.25 if header else None)
-    key = app.run()
-    chosen = dict(options).get(key or "", "back")
-    console.print(f"[bold]{escape(title)}[/bold] › {escape(f'[{key}] ' if key else '')}{escape(chosen)}",
+    pressed: str | None = app.run()
+    chosen = dict(options).get(pressed or "", "back")
+    console.print(f"[bold]{escape(title)}[/bold] › {escape(f'[{pressed}] ' if pressed else '')}{escape(chosen)}",
                   soft_wrap=True)
-    return key
+    return pressed
 
 
 def ask(message: str, default: str = "") -> str | None:

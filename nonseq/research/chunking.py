@@ -2,22 +2,16 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from nonseq.indexing import embed_text, provenance_header  # noqa: F401 - re-exported for research
-from nonseq.models import Chunk, SourceKind
+from nonseq.models import Chunk, SourceKind, provenance_header
 from nonseq.research.extract import Document
+from nonseq.text.sentences import sentences
 
 #: Tokens the embedder adds around every text ([CLS] and [SEP] for BERT-like models).
 SPECIAL_TOKENS = 2
 #: Longest title kept in the provenance header, in characters.
-#: A sentence ends after . ! ? or … (and closing quotes/brackets), before a capital, digit or quote.
-_SENTENCE_END = re.compile(
-    r"(?:(?<=[.!?…])|(?<=[.!?…][\"'”’)\]]))\s+(?=[\"'“‘(\[]?[A-Z0-9À-Ý])"
-)
-
 CountTokens = Callable[[str], int]
 
 
@@ -29,11 +23,6 @@ class _Unit:
     tokens: int
     para: int
     starts_para: bool
-
-
-def split_sentences(paragraph: str) -> list[str]:
-    """Sentences of a paragraph (a light rule: end punctuation followed by a capital or digit)."""
-    return [s.strip() for s in _SENTENCE_END.split(paragraph) if s.strip()]
 
 
 class Chunker:
@@ -99,7 +88,7 @@ class Chunker:
         paragraphs = [p.strip() for p in text.splitlines() if p.strip()]
         for para, paragraph in enumerate(paragraphs):
             first = True
-            for sentence in split_sentences(paragraph):
+            for sentence in sentences(paragraph):
                 tokens = self.count(sentence)
                 pieces = [(sentence, tokens)] if tokens <= limit else self._words(sentence, limit)
                 for piece, n in pieces:

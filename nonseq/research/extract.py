@@ -92,10 +92,10 @@ def extract_html(
         include_tables=True, favor_precision=favor_precision, favor_recall=favor_recall,
         fast=fast,
     )
-    if doc is None or not (doc.text or "").strip():
+    if doc is None or isinstance(doc, dict) or not (doc.text or "").strip():
         return None
     return Document(
-        text=_tidy_lines(doc.text), url=url, title=_one_line(doc.title),
+        text=_tidy_lines(doc.text or ""), url=url, title=_one_line(doc.title),
         author=_one_line(doc.author), published=_one_line(doc.date),
         site_name=_one_line(doc.sitename), kind=HTML,
     )

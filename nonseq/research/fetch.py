@@ -23,7 +23,7 @@ from nonseq.models import Outcome, Source
 from nonseq.research.domains import DomainRegistry, normalize_host
 from nonseq.research.robots import RobotsCache, origin_of
 from nonseq.research.ssrf import Guard, GuardRefusal, PinnedTransport, ResolveError, Resolver, pin_key
-from nonseq.userfiles import binary_kind, bom_codec
+from nonseq.text.files import binary_kind, bom_codec
 
 TEXT_TYPES = frozenset({"text/html", "application/xhtml+xml", "text/plain"})
 REDIRECT_CODES = frozenset({301, 302, 303, 307, 308})
@@ -224,7 +224,7 @@ class Fetcher:
         self.settings = settings
         self.ssl_context = ssl_context
         self.registry = registry
-        self.guard = Guard(settings.allow_private, tuple(settings.allow_hosts), resolver)
+        self.guard = Guard(settings.allow_private, tuple(settings.allow_hosts), resolver, dict(settings.hosts))
         self.network_backend = network_backend
         self.robots = RobotsCache(settings.user_agent, self._fetch_robots)
         self._pins: dict[str, str] = {}
@@ -318,7 +318,8 @@ class Fetcher:
 
     async def _follow(self, url: str, max_bytes: int, page: bool) -> _Answer:
         """Follow a redirect chain hop by hop, checking every hop; the answer of the last one."""
-        current, hops, seen = url, [], {url}
+        current, seen = url, {url}
+        hops: list[str] = []
         budget = self.settings.timeout  # request time only: waiting for a limit is not counted
         while True:
             try:

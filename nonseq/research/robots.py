@@ -21,11 +21,11 @@ def parser_for(status: int | None, text: str) -> RobotFileParser:
     """A parser for a robots.txt answer, following RFC 9309 and urllib's conventions."""
     parser = RobotFileParser()
     if status is None:
-        parser.allow_all = True  # unreachable: the page fetch will report its own failure
+        parser.allow_all = True  # type: ignore[attr-defined]  # unreachable: the fetch reports it
     elif status in (401, 403) or status >= 500:
-        parser.disallow_all = True  # forbidden or server error: assume complete disallow
+        parser.disallow_all = True  # type: ignore[attr-defined]  # forbidden or server error
     elif status >= 400:
-        parser.allow_all = True  # no robots.txt (404 and other client errors)
+        parser.allow_all = True  # type: ignore[attr-defined]  # no robots.txt (404, other 4xx)
     else:
         parser.parse(text.splitlines())
     return parser

@@ -123,8 +123,8 @@ class LocalSearxng:
     def render_settings(self, engines: list[dict[str, Any]] | None = None,
                         keep_only: list[str] | None = None) -> dict[str, Any]:
         """settings.yml content: JSON on, limiter off, a secret key, no start-up downloads."""
-        defaults: dict[str, Any] = {"engines": {"keep_only": keep_only}} if keep_only is not None \
-            else True
+        defaults: dict[str, Any] | bool = ({"engines": {"keep_only": keep_only}} if keep_only is not None
+                                           else True)
         settings: dict[str, Any] = {
             "use_default_settings": defaults,
             "general": {"debug": False, "enable_metrics": False},

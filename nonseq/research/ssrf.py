@@ -9,7 +9,7 @@ import re
 import socket
 import ssl
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import certifi
@@ -139,10 +139,13 @@ class Guard:
     allow_private: bool = False
     allow_hosts: tuple[str, ...] = ()
     resolver: Resolver | None = None
+    #: Fixed addresses for host names (like /etc/hosts), looked up before any resolver.
+    hosts: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._names: set[str] = set()
         self._networks: list[IPNetwork] = []
+        self._hosts = {name.strip().lower().rstrip("."): addr.strip() for name, addr in self.hosts.items()}
         for entry in self.allow_hosts:
             text = entry.strip().lower().strip("[]")
             try:
@@ -169,14 +172,17 @@ class Guard:
         raise GuardRefusal(f"{via}{problem} refused (SSRF guard; allow it with fetch.allow_hosts)")
 
     async def _resolve(self, host: str) -> list[str]:
-        """Resolve with the injected resolver, else the system's."""
+        """Resolve with the fixed hosts map, then the injected resolver, else the system's."""
+        fixed = self._hosts.get(host)
+        if fixed is not None:
+            return [fixed]
         if self.resolver is None:
             return await default_resolve(host)
         try:
             result = self.resolver(host)
             if inspect.isawaitable(result):
                 result = await result
-            return [str(a) for a in result]  # type: ignore[union-attr]
+            return [str(a) for a in result]
         except ResolveError:
             raise
         except (OSError, LookupError, ValueError) as exc:

@@ -6,12 +6,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from nonseq.models import Candidate
+from nonseq.models import Candidate, DropReason
 
 STEP = "dedup"
 
 
-def unit(vector: Sequence[float]) -> np.ndarray:
+def unit(vector: Sequence[float] | np.ndarray) -> np.ndarray:
     """A vector scaled to unit length (local Qdrant may hand back raw, unnormalised vectors)."""
     arr = np.asarray(vector, dtype=np.float32).ravel()
     norm = float(np.linalg.norm(arr))
@@ -48,7 +48,7 @@ def dedup(candidates: Sequence[Candidate], threshold: float = 0.92, *, key: str,
         cand.record(STEP, top)
         if top >= threshold:
             twin = with_vec[best]
-            cand.dropped = f"duplicate of {_label(twin)} (cosine {top:.3f} >= {threshold:g})"
+            cand.discard(DropReason.DUPLICATE, f"duplicate of {_label(twin)} (cosine {top:.3f} >= {threshold:g})")
             continue
         matrix[len(with_vec)] = vec
         with_vec.append(cand)

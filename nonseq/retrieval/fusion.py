@@ -14,7 +14,7 @@ RERANK = "rerank"
 METHODS = ("none", "rrf", "weighted")
 
 
-def ranks(scores: Sequence[float]) -> np.ndarray:
+def ranks(scores: Sequence[float] | np.ndarray) -> np.ndarray:
     """1-based ranks, best (highest) first; ties keep input order."""
     order = np.argsort(-np.asarray(scores, dtype=np.float64), kind="stable")
     out = np.empty(len(order), dtype=np.int64)
@@ -22,7 +22,7 @@ def ranks(scores: Sequence[float]) -> np.ndarray:
     return out
 
 
-def rrf(rank_lists: Sequence[Sequence[float]], k: int = 60) -> np.ndarray:
+def rrf(rank_lists: Sequence[Sequence[float] | np.ndarray], k: int = 60) -> np.ndarray:
     """Reciprocal rank fusion: sum of 1/(k + rank); a rank of 0 or less means 'absent'."""
     total = np.zeros(len(rank_lists[0]) if rank_lists else 0, dtype=np.float64)
     for rl in rank_lists:

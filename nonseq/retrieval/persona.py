@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nonseq.index.store import TRIGGER, persona_collection
-from nonseq.models import Candidate, SourceKind, Topic
+from nonseq.models import Candidate, DropReason, SourceKind, Topic
 from nonseq.retrieval.dedup import unit
 from nonseq.retrieval.select import FINAL
+
+if TYPE_CHECKING:
+    from nonseq.workspace import Workspace
 
 STEP = "trigger"
 
 
-def persona_voice(ws: Any, topic: Topic, focus_vec: Any | None = None) -> list[Candidate]:
+def persona_voice(ws: Workspace, topic: Topic, focus_vec: Any | None = None) -> list[Candidate]:
     """The persona chunks whose triggers best match the topic's focus (none without a persona)."""
     s = ws.settings.retrieval
     if not topic.persona or s.persona_top == 0:
@@ -44,5 +47,5 @@ def rank_voice(cands: list[Candidate], focus_vec: Any, *, top: int,
         cand.record(FINAL, weight * cos)
     ordered = sorted(cands, key=lambda c: -c.scores[FINAL])
     for rank, cand in enumerate(ordered[top:], start=top + 1):
-        cand.dropped = f"below persona_top {top} (rank {rank})"
+        cand.discard(DropReason.RANK_CUT, f"below persona_top {top} (rank {rank})")
     return ordered[:top]

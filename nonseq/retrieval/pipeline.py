@@ -1,6 +1,6 @@
 """The retrieval chain composed: retrieve(ws, topic) -> ContextPack, each step timed and recorded.
 
-Within one process the pack is computed once per state: `retrieve` reuses it while the topic's
+Within one workspace the pack is computed once per state: `retrieve` reuses it while the topic's
 research points, the knowledge, evergreen and persona collections and the [retrieval]/[rerank]
 settings are unchanged. Every store write (indexing, promotion, wipe) bumps the store's
 `generation` and so invalidates it; `invalidate(ws, topic)` drops it explicitly.
@@ -9,15 +9,13 @@ settings are unchanged. Every store write (indexing, promotion, wipe) bumps the 
 from __future__ import annotations
 
 import time
-import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nonseq.index.store import EVERGREEN, knowledge_collection, persona_collection, research_collection
-from nonseq.models import Candidate, ContextPack, SourceKind, Topic
-from nonseq.research.prose import prose_score
+from nonseq.models import Candidate, ContextPack, DropReason, SourceKind, Topic
 from nonseq.retrieval.dedup import dedup
 from nonseq.retrieval.fusion import fuse
 from nonseq.retrieval.normalize import finalize, group_weights, normalize
@@ -33,16 +31,42 @@ from nonseq.retrieval.sources import (
 )
 from nonseq.retrieval.trust import STEP as TRUST
 from nonseq.retrieval.trust import apply_trust
+from nonseq.text.prose import prose_score
 
-__all__ = ["retrieve", "fusion_method", "research_pool", "side_pool", "invalidate", "chain_runs"]
+if TYPE_CHECKING:
+    from nonseq.workspace import Workspace
 
-#: Packs computed in this process, per store, by state key (see `state_key`).
-_CACHE: weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], ContextPack]] = (
-    weakref.WeakKeyDictionary())
-#: Packs kept per store (the oldest is dropped first).
+__all__ = ["retrieve", "fusion_method", "research_pool", "side_pool", "invalidate", "pack_cache", "PackCache"]
+
+#: Packs kept per workspace (the oldest is dropped first).
 CACHE_SIZE = 8
-#: How many times the whole chain ran in this process (cache hits do not count).
-_RUNS = {"chain": 0}
+
+
+class PackCache:
+    """A workspace's context packs by state key (see `state_key`), and how often the chain ran."""
+
+    def __init__(self, size: int = CACHE_SIZE) -> None:
+        self.size = size
+        self.packs: dict[tuple[Any, ...], ContextPack] = {}
+        #: How many times the whole chain ran for this workspace (cache hits do not count).
+        self.runs = 0
+
+    def keep(self, key: tuple[Any, ...], pack: ContextPack) -> None:
+        """Store a pack as the newest (the oldest beyond `size` is dropped)."""
+        self.packs.pop(key, None)
+        self.packs[key] = pack
+        while len(self.packs) > self.size:
+            del self.packs[next(iter(self.packs))]
+
+    def forget(self, slug: str | None = None) -> None:
+        """Drop one topic's packs (all when slug is None)."""
+        for key in [k for k in self.packs if slug is None or k[0] == slug]:
+            del self.packs[key]
+
+
+def pack_cache(ws: Workspace) -> PackCache:
+    """The workspace's pack cache."""
+    return ws.memo("context_packs", PackCache)
 #: The prose step: a research chunk below this score is page furniture, never a fact.
 PROSE = "prose"
 
@@ -57,7 +81,7 @@ def _timed(timings: dict[str, float], step: str) -> Iterator[None]:
         timings[step] = timings.get(step, 0.0) + (time.perf_counter() - start) * 1000.0
 
 
-def fusion_method(ws: Any, reranker: Reranker) -> str:
+def fusion_method(ws: Workspace, reranker: Reranker) -> str:
     """The fusion in force: `auto` fuses only a bi-encoder (weak) reranker with the pre-rank."""
     method = ws.settings.rerank.fusion
     if method == "auto":
@@ -65,7 +89,7 @@ def fusion_method(ws: Any, reranker: Reranker) -> str:
     return method
 
 
-def research_pool(ws: Any, cands: list[Candidate], query_terms: list[str],
+def research_pool(ws: Workspace, cands: list[Candidate], query_terms: list[str],
                   timings: dict[str, float], index: BM25Index | None = None,
                   limit: int | None = None) -> tuple[list[Candidate], list[Candidate]]:
     """BM25 over every chunk, x trust, dedup while cutting to `limit` (prerank_top): (pool, rest)."""
@@ -77,17 +101,17 @@ def research_pool(ws: Any, cands: list[Candidate], query_terms: list[str],
         ranked = apply_trust(ranked, key="bm25")
     with _timed(timings, "dedup"):
         pool = dedup(ranked, s.dedup_threshold, key=TRUST, limit=limit) if limit > 0 else []
-    return pool, mark_rest(ranked, pool, f"below the pre-rank cut (top {limit})")
+    return pool, mark_rest(ranked, pool, DropReason.PRERANK_CUT, f"below the pre-rank cut (top {limit})")
 
 
 def side_pool(cands: list[Candidate], threshold: float) -> tuple[list[Candidate], list[Candidate]]:
     """Knowledge/evergreen: x trust on the hybrid score, then dedup: (pool, discarded)."""
     ranked = apply_trust(cands, key=HYBRID)
     pool = dedup(ranked, threshold, key=TRUST)
-    return pool, mark_rest(ranked, pool, "duplicate")
+    return pool, mark_rest(ranked, pool, DropReason.DUPLICATE, "duplicate")
 
 
-def _gather(ws: Any, topic: Topic, pack: ContextPack, query_terms: list[str],
+def _gather(ws: Workspace, topic: Topic, pack: ContextPack, query_terms: list[str],
             query_vec: Any) -> list[Candidate]:
     """The rerank pool (at most prerank_top): knowledge, evergreen, then research fills the rest."""
     s = ws.settings.retrieval
@@ -104,7 +128,8 @@ def _gather(ws: Any, topic: Topic, pack: ContextPack, query_terms: list[str],
             side_kept.extend(kept)
             pack.discarded.extend(gone)
     cap = s.prerank_top
-    pack.discarded.extend(mark_rest(side_kept, side_kept[:cap], f"beyond the rerank pool ({cap})"))
+    pack.discarded.extend(mark_rest(side_kept, side_kept[:cap], DropReason.POOL_FULL,
+                                             f"beyond the rerank pool ({cap})"))
     side_kept = side_kept[:cap]
     pool, dropped = research_pool(ws, research, query_terms, pack.timings,
                                   limit=cap - len(side_kept))
@@ -120,13 +145,14 @@ def mark_prose(cands: list[Candidate], minimum: float) -> list[Candidate]:
             score = prose_score(cand.chunk.text)
             cand.record(PROSE, score)
             if score < minimum:
-                cand.dropped = f"not prose (score {score:.2f} < {minimum:g}): links, menus or bylines"
+                cand.discard(DropReason.NOT_PROSE,
+                             f"not prose (score {score:.2f} < {minimum:g}): links, menus or bylines")
                 continue
         facts.append(cand)
     return facts
 
 
-def score_pool(ws: Any, pool: list[Candidate], query: str, reranker: Reranker,
+def score_pool(ws: Workspace, pool: list[Candidate], query: str, reranker: Reranker,
                timings: dict[str, float]) -> list[Candidate]:
     """Rerank the pool, fuse with the pre-rank, normalise per group and score `final`."""
     s, rr = ws.settings.retrieval, ws.settings.rerank
@@ -139,7 +165,7 @@ def score_pool(ws: Any, pool: list[Candidate], query: str, reranker: Reranker,
         return finalize(pool, group_weights(s), trust_prior=s.trust_prior)
 
 
-def choose(ws: Any, pool: list[Candidate]) -> tuple[list[Candidate], list[Candidate]]:
+def choose(ws: Workspace, pool: list[Candidate]) -> tuple[list[Candidate], list[Candidate]]:
     """The facts (research + knowledge, prose only) and the evergreen background of a scored pool."""
     s = ws.settings.retrieval
     facts = mark_prose([c for c in pool if c.group in (SourceKind.RESEARCH, SourceKind.KNOWLEDGE)],
@@ -149,7 +175,7 @@ def choose(ws: Any, pool: list[Candidate]) -> tuple[list[Candidate], list[Candid
                    label="evergreen_top"))
 
 
-def state_key(ws: Any, topic: Topic) -> tuple[Any, ...]:
+def state_key(ws: Workspace, topic: Topic) -> tuple[Any, ...]:
     """What a pack depends on: the topic's query, point counts, store writes and the settings."""
     store, cat, st = ws.store, topic.category, ws.settings
     counts = (store.count(research_collection(cat), {"topic_slug": topic.slug}),
@@ -161,19 +187,9 @@ def state_key(ws: Any, topic: Topic) -> tuple[Any, ...]:
             config, ws.reranker.name)
 
 
-def invalidate(ws: Any, topic: Topic | str | None = None) -> None:
+def invalidate(ws: Workspace, topic: Topic | str | None = None) -> None:
     """Forget cached packs of a workspace: one topic's (object or slug), or all of them."""
-    packs = _CACHE.get(ws.store)
-    if not packs:
-        return
-    slug = topic.slug if isinstance(topic, Topic) else topic
-    for key in [k for k in packs if slug is None or k[0] == slug]:
-        del packs[key]
-
-
-def chain_runs() -> int:
-    """How many times the whole chain ran in this process (for tests and benchmarks)."""
-    return _RUNS["chain"]
+    pack_cache(ws).forget(topic.slug if isinstance(topic, Topic) else topic)
 
 
 def _copy(pack: ContextPack, topic: Topic) -> ContextPack:
@@ -185,25 +201,26 @@ def _copy(pack: ContextPack, topic: Topic) -> ContextPack:
             twins[id(cand)] = replace(cand, scores=dict(cand.scores), notes=list(cand.notes))
         return twins[id(cand)]
 
-    lists = {name: [twin(c) for c in getattr(pack, name)]
-             for name in ("pool", "research", "evergreen", "voice", "discarded")}
-    return replace(pack, topic=topic, timings=dict(pack.timings), notes=list(pack.notes), **lists)
+    return replace(pack, topic=topic, timings=dict(pack.timings), notes=list(pack.notes),
+                   pool=[twin(c) for c in pack.pool], research=[twin(c) for c in pack.research],
+                   evergreen=[twin(c) for c in pack.evergreen], voice=[twin(c) for c in pack.voice],
+                   discarded=[twin(c) for c in pack.discarded])
 
 
-def retrieve(ws: Any, topic: Topic) -> ContextPack:
+def retrieve(ws: Workspace, topic: Topic) -> ContextPack:
     """The topic's context pack: the cached one for an unchanged state, else a fresh chain run."""
     key = state_key(ws, topic)
-    packs = _CACHE.setdefault(ws.store, {})
-    pack = packs.pop(key, None) or run_chain(ws, topic)
-    packs[key] = pack  # the newest last: the oldest is dropped first
-    while len(packs) > CACHE_SIZE:
-        del packs[next(iter(packs))]
+    cache = pack_cache(ws)
+    pack = cache.packs.get(key)
+    if pack is None:
+        pack = run_chain(ws, topic)
+        cache.runs += 1
+    cache.keep(key, pack)
     return _copy(pack, topic)
 
 
-def run_chain(ws: Any, topic: Topic) -> ContextPack:
+def run_chain(ws: Workspace, topic: Topic) -> ContextPack:
     """Run the whole chain for a topic and return its context pack (see docs/retrieval.md)."""
-    _RUNS["chain"] += 1
     query = topic.query
     pack = ContextPack(topic=topic, query=query)
     query_terms = ws.sparse.tokenize(query)

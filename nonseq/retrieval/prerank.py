@@ -33,10 +33,10 @@ class BM25Index:
         self.avgdl = float(lengths.mean()) if self.size and lengths.sum() else 1.0
         postings: dict[str, tuple[list[int], list[int]]] = {}
         for j, doc in enumerate(docs):
-            for term, tf in Counter(doc).items():
+            for term, count in Counter(doc).items():
                 ids, tfs = postings.setdefault(term, ([], []))
                 ids.append(j)
-                tfs.append(tf)
+                tfs.append(count)
         norm = k1 * (1.0 - b + b * lengths / self.avgdl) if self.size else lengths
         self.idf: dict[str, float] = {}
         self._postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}

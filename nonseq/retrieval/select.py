@@ -5,21 +5,21 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from nonseq.models import Candidate
+from nonseq.models import Candidate, DropReason
 
 FINAL = "final"
 
 
-def mark_rest(everything: Sequence[Candidate], kept: Sequence[Candidate], reason: str) -> list[
-        Candidate]:
+def mark_rest(everything: Sequence[Candidate], kept: Sequence[Candidate], reason: DropReason,
+              text: str) -> list[Candidate]:
     """Mark candidates not kept (and not already dropped) with a reason; return all dropped ones."""
     kept_ids = {id(c) for c in kept}
     out = []
     for cand in everything:
         if id(cand) in kept_ids:
             continue
-        if not cand.dropped:
-            cand.dropped = reason
+        if cand.drop is None:
+            cand.discard(reason, text)
         out.append(cand)
     return out
 
@@ -33,11 +33,11 @@ def select(candidates: Sequence[Candidate], top: int, per_url_max: int | None = 
     for rank, cand in enumerate(ordered, start=1):
         url = cand.chunk.url
         if len(chosen) >= top:
-            cand.dropped = f"below {label} {top} (rank {rank})"
+            cand.discard(DropReason.RANK_CUT, f"below {label} {top} (rank {rank})")
         elif per_url_max is not None and url and per_url[url] >= per_url_max:
-            cand.dropped = f"per-URL cap: {per_url_max} already from {url}"
+            cand.discard(DropReason.PER_URL_CAP, f"per-URL cap: {per_url_max} already from {url}")
         else:
             per_url[url] += 1
-            cand.dropped = ""
+            cand.keep()
             chosen.append(cand)
     return chosen

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -12,6 +12,9 @@ from nonseq.models import Candidate, SourceKind, Topic
 from nonseq.retrieval.dedup import unit
 from nonseq.retrieval.fusion import ranks, rrf
 from nonseq.retrieval.prerank import Tokenize, build_index
+
+if TYPE_CHECKING:
+    from nonseq.workspace import Workspace
 
 HYBRID = "hybrid"
 #: How deep each ranking goes in a hybrid fusion (as the store's prefetch depth).
@@ -25,7 +28,7 @@ def to_candidate(point: StoredPoint, group: SourceKind) -> Candidate:
                      vector=list(map(float, vec)) if vec is not None else None)
 
 
-def research_candidates(ws: Any, topic: Topic) -> list[Candidate]:
+def research_candidates(ws: Workspace, topic: Topic) -> list[Candidate]:
     """Every research chunk of the topic, with its dense vector: ONE full scroll, no ANN."""
     points = ws.store.scroll_all(research_collection(topic.category), {"topic_slug": topic.slug},
                                  vectors=[DENSE])
@@ -50,7 +53,7 @@ def hybrid_local(cands: Sequence[Candidate], query_terms: Sequence[str], query_v
     return sorted(cands, key=lambda c: -c.scores[HYBRID])
 
 
-def _store_hybrid(ws: Any, name: str, query: str, query_vec: Any, limit: int,
+def _store_hybrid(ws: Workspace, name: str, query: str, query_vec: Any, limit: int,
                   match: dict[str, Any] | None, group: SourceKind) -> list[Candidate]:
     """Dense + sparse search fused with RRF inside Qdrant (for collections too big to scroll)."""
     points = ws.store.hybrid(name, query_vec, ws.sparse.encode_query(query), limit=limit,
@@ -63,7 +66,7 @@ def _store_hybrid(ws: Any, name: str, query: str, query_vec: Any, limit: int,
     return out
 
 
-def collection_candidates(ws: Any, name: str, match: dict[str, Any] | None, group: SourceKind,
+def collection_candidates(ws: Workspace, name: str, match: dict[str, Any] | None, group: SourceKind,
                           query: str, query_terms: Sequence[str], query_vec: Any,
                           top: int, keep_slug: str = "") -> list[Candidate]:
     """The best `top` chunks of a collection by hybrid score, plus every chunk of `keep_slug`."""
@@ -90,7 +93,7 @@ def collection_candidates(ws: Any, name: str, match: dict[str, Any] | None, grou
     return found
 
 
-def knowledge_candidates(ws: Any, topic: Topic, query_terms: Sequence[str],
+def knowledge_candidates(ws: Workspace, topic: Topic, query_terms: Sequence[str],
                          query_vec: Any) -> list[Candidate]:
     """knowledge_{category}: the topic's own facts plus the ones most similar to the query."""
     return collection_candidates(ws, knowledge_collection(topic.category), None,
@@ -98,7 +101,7 @@ def knowledge_candidates(ws: Any, topic: Topic, query_terms: Sequence[str],
                                  ws.settings.retrieval.knowledge_top, keep_slug=topic.slug)
 
 
-def evergreen_candidates(ws: Any, topic: Topic, query_terms: Sequence[str],
+def evergreen_candidates(ws: Workspace, topic: Topic, query_terms: Sequence[str],
                          query_vec: Any) -> list[Candidate]:
     """knowledge_evergreen by category: the ones most similar to the query."""
     return collection_candidates(ws, EVERGREEN, {"category": topic.category},

@@ -1,0 +1,158 @@
+"""The morning after: the night run's Markdown report, and `night status` from another terminal."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from nonseq.lock import holder, is_locked
+
+if TYPE_CHECKING:
+    from nonseq.workspace import Workspace
+
+#: Grounding figures shown for each written article.
+FIGURES = ("sources", "citations", "resolved", "added", "removed", "unsupported", "sentences")
+
+
+def pending_facts(ws: Workspace) -> int | None:
+    """Facts waiting for review (None without a knowledge base)."""
+    try:
+        from nonseq.knowledge import list_facts
+    except ImportError:  # pragma: no cover - the knowledge base is not installed
+        return None
+    try:
+        return len(list_facts(ws, status="pending"))
+    except Exception:  # noqa: BLE001 - a report line must never end the night
+        return None
+
+
+def reports_dir(ws: Workspace) -> Path:
+    """Where morning reports go: <articles>/reports."""
+    return ws.articles_dir / "reports"
+
+
+def _why_thin(entry: Any) -> str:
+    """The gate's reasons for a THIN verdict, in one line."""
+    verdict = entry.verdict or {}
+    reasons = verdict.get("reasons") or []
+    return "; ".join(str(r) for r in reasons) or "research stayed thin"
+
+
+def _md(text: object) -> str:
+    """One line of user text, safe inside a Markdown list (no control characters or newlines)."""
+    return " ".join("".join(ch if ch.isprintable() else " " for ch in str(text)).split())
+
+
+def render_report(summary: Any) -> str:
+    """The morning report in Markdown."""
+    entries = summary.entries
+    lines = [f"# Night run {summary.run}", "",
+             f"- started {summary.started_at}, finished {summary.finished_at} ({summary.seconds} s)",
+             f"- topics: {summary.topics}; outcomes: "
+             + (", ".join(f"{k} {v}" for k, v in sorted(summary.outcomes.items())) or "none"),
+             f"- exit code {summary.exit_code}; log: {summary.log}"]
+    if summary.stopped:
+        lines.append(f"- stopped: {_md(summary.stopped)}")
+    sections: list[tuple[str, list[str]]] = []
+    written = [e for e in entries if e.outcome == "written"]
+    sections.append(("Written", [
+        f"- **{_md(e.title)}** ({e.topic}): {(e.article or {}).get('path', '')} — "
+        + ", ".join(f"{k} {(e.article or {}).get(k)}" for k in FIGURES if (e.article or {}).get(k) is not None)
+        for e in written]))
+    sections.append(("Drafts (need a person)", [
+        f"- **{_md(e.title)}** ({e.topic}): {(e.article or {}).get('path', '')}"
+        for e in entries if e.outcome == "draft"]))
+    sections.append(("Thin research (insufficient_research)", [
+        f"- **{_md(e.title)}** ({e.topic}): {_md(_why_thin(e))}"
+        for e in entries if e.outcome == "insufficient_research"]))
+    sections.append(("Failed", [
+        f"- **{_md(e.title)}** ({e.topic}): {_md(e.error)}"
+        + (" — retried next night" if e.transient else "")
+        for e in entries if e.outcome == "failed"]))
+    sections.append(("Not started", [f"- {slug}" for slug in summary.not_started]))
+    for title, items in sections:
+        if items:
+            lines += ["", f"## {title}", "", *items]
+    if summary.facts_pending is not None:
+        lines += ["", "## Facts waiting for review", "",
+                  f"{summary.facts_pending} fact(s) pending: `nonseq knowledge review`"]
+    timing = [f"| {e.topic} | {e.outcome} | {e.seconds} | "
+              + ", ".join(f"{s['step']} {s['seconds']}" for s in e.steps) + " |" for e in entries]
+    if timing:
+        lines += ["", "## Time by topic (seconds)", "", "| topic | outcome | total | steps |",
+                  "|---|---|---|---|", *timing]
+    return "\n".join(lines) + "\n"
+
+
+def write_report(ws: Workspace, summary: Any) -> Path:
+    """Write articles/reports/night-<run>.md atomically; its path."""
+    folder = reports_dir(ws)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"night-{summary.run}.md"
+    temp = path.with_suffix(".md.tmp")
+    temp.write_text(render_report(summary), encoding="utf-8")
+    os.replace(temp, path)
+    return path
+
+
+def _alive(pid: Any) -> bool:
+    """True when a process with this id exists."""
+    try:
+        os.kill(int(pid), 0)
+    except (OSError, ValueError, TypeError):
+        return False
+    return True
+
+
+def _tail_events(log: Path, run: int) -> list[dict[str, Any]]:
+    """The log lines of one run (the log can be long: read from the end)."""
+    try:
+        with log.open("rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            fh.seek(max(0, fh.tell() - 2_000_000))
+            raw = fh.read().decode("utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
+    events = []
+    for line in raw:
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict) and record.get("run") == run:
+            events.append(record)
+    return events
+
+
+def night_status(ws: Workspace) -> dict[str, Any]:
+    """The current or last night run, from SQLite and the log (never opens the vector store)."""
+    row = ws.db.execute("SELECT id, started_at, finished_at, summary FROM night_runs "
+                        "ORDER BY id DESC LIMIT 1").fetchone()
+    if row is None:
+        return {"state": "none"}
+    run = int(row["id"])
+    summary = json.loads(row["summary"] or "{}")
+    events = _tail_events(ws.data_dir / ws.settings.night.log_file, run)
+    start = next((e for e in events if e.get("event") == "start"), {})
+    status: dict[str, Any] = {"run": run, "started_at": row["started_at"],
+                              "finished_at": row["finished_at"]}
+    if row["finished_at"]:
+        status.update(state="finished", exit_code=summary.get("exit_code"),
+                      outcomes=summary.get("outcomes", {}), report=summary.get("report", ""),
+                      seconds=summary.get("seconds"), stopped=summary.get("stopped", ""))
+        return status
+    info = holder(ws.data_dir)
+    running = is_locked(ws.data_dir) and info.get("action") == "night" and _alive(info.get("pid"))
+    done = [e for e in events if e.get("event") == "topic"]
+    outcomes: dict[str, int] = {}
+    for e in done:
+        outcomes[e.get("outcome", "?")] = outcomes.get(e.get("outcome", "?"), 0) + 1
+    status.update(state="running" if running else "interrupted", planned=start.get("topics", []),
+                  done=len(done), outcomes=outcomes)
+    steps = [e for e in events if e.get("event") in ("step_start", "step_end", "topic_start")]
+    if running and steps:
+        last = steps[-1]
+        status.update(topic=last.get("topic"), step=last.get("step", "starting"), since=last.get("at"))
+    return status

@@ -1,0 +1,281 @@
+"""`write`: move a topic through research, retrieval, the gate (and Uber Research) to a grounded article."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from nonseq import queue
+from nonseq.errors import NonseqError, StageError
+from nonseq.events import Kind, Progress, Step, emit, silent
+from nonseq.models import (
+    Article,
+    ArticleStatus,
+    ContextPack,
+    GateVerdict,
+    Stage,
+    ThinChoice,
+    Topic,
+    WriteOutcome,
+)
+from nonseq.pipeline.topics import delete_topic
+
+if TYPE_CHECKING:
+    from nonseq.knowledge.extract import ExtractReport
+    from nonseq.workspace import Workspace
+
+#: decide(topic, verdict) -> what to do after THIN; None means unattended (the night-run path).
+Decider = Callable[[Topic, GateVerdict], ThinChoice]
+
+NEEDS_RESEARCH = (Stage.QUEUED, Stage.RESEARCHING, Stage.FAILED)
+#: [writing] mode = auto writes section by section up to this context window.
+SECTIONS_WINDOW = 8192
+
+
+@dataclass
+class WriteResult:
+    """How a write ended: an article, or the reason there is none."""
+
+    topic: Topic
+    outcome: WriteOutcome | None = None
+    article: Article | None = None
+    verdict: GateVerdict | None = None
+    uber: list[dict[str, Any]] = field(default_factory=list)
+    research: dict[str, Any] | None = None
+    prompt_stats: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+    #: Facts distilled after writing when [knowledge] extract names the trigger (else None).
+    facts: ExtractReport | None = None
+    facts_error: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        art = self.article
+        return {
+            "topic": self.topic.slug,
+            "stage": str(self.topic.stage),
+            "outcome": str(self.outcome or ""),
+            "article": None if art is None else {
+                "path": art.path, "sources": len(art.sources), "citations": art.citations,
+                "resolved": art.resolved, "added": art.added, "removed": art.removed,
+                "unsupported": art.unsupported, "sentences": art.sentences,
+                "supported_share": art.supported_share, "status": art.status,
+                "reasons": art.reasons},
+            "verdict": None if self.verdict is None else self.verdict.to_dict(),
+            "uber": self.uber,
+            "research": self.research,
+            "prompt": self.prompt_stats,
+            "facts": None if self.facts is None else self.facts.to_dict(),
+            "facts_error": self.facts_error,
+            "seconds": round(self.seconds, 2),
+        }
+
+
+def ensure_researched(ws: Workspace, topic: Topic, progress: Progress) -> tuple[Topic, dict | None]:
+    """Research the topic first when it has not been (or an earlier run was interrupted)."""
+    if topic.stage is Stage.FAILED:
+        topic = queue.reopen_failed(ws.db, topic.id, reason="write again")
+    if topic.stage not in NEEDS_RESEARCH:
+        return topic, None
+    from nonseq.pipeline.research import run_research
+
+    emit(progress, Step.RESEARCH, Kind.START, "researching")
+    summary = run_research(ws, topic.id)
+    return queue.get_topic(ws.db, topic.id), summary.to_dict()
+
+
+def _judge(ws: Workspace, topic: Topic) -> tuple[ContextPack, GateVerdict]:
+    """Retrieve and evaluate without moving the topic (for resumed gated/thin topics)."""
+    from nonseq.pipeline.gate import evaluate
+    from nonseq.retrieval.pipeline import retrieve
+
+    pack = retrieve(ws, topic)
+    return pack, evaluate(pack, ws.settings.gate)
+
+
+def gate_with_uber(ws: Workspace, topic: Topic, progress: Progress,
+                   result: WriteResult) -> tuple[Topic, ContextPack | None, GateVerdict | None]:
+    """Gate a researched topic; on THIN run up to [gate] uber_passes Uber Research passes."""
+    from nonseq.pipeline.gate import run_gate
+    from nonseq.pipeline.uber import run_uber
+
+    if topic.stage in (Stage.GATED, Stage.THIN):
+        pack, verdict = _judge(ws, topic)
+        if topic.stage is Stage.THIN and verdict.ok:  # OK now: no THIN choice to make
+            topic = queue.move(ws.db, topic.id, Stage.GATED, reason="gate OK on a second look")
+        return topic, pack, verdict
+    if topic.stage is not Stage.RESEARCHED:
+        return topic, None, None
+    emit(progress, Step.GATE, Kind.START, "gate")
+    topic, pack, verdict = run_gate(ws, topic.id)
+    passes = 0
+    while topic.stage is Stage.THIN and passes < ws.settings.gate.uber_passes:
+        passes += 1
+        emit(progress, Step.UBER, Kind.START, f"uber research (pass {passes})")
+        summary = run_uber(ws, topic.id, progress=progress)
+        result.uber.append(summary.to_dict())
+        topic = queue.get_topic(ws.db, topic.id)
+        pack, verdict = _judge(ws, topic)
+    return topic, pack, verdict
+
+
+def resolve_thin(ws: Workspace, topic: Topic, verdict: GateVerdict, decide: Decider | None,
+                 progress: Progress) -> ThinChoice:
+    """After THIN: ask the person (or take the night-run path). Returns the action taken."""
+    choice = ThinChoice(decide(topic, verdict)) if decide is not None else ThinChoice.GIVE_UP
+    if choice is ThinChoice.CONTINUE and not verdict.can_continue:
+        raise StageError("the hard gate failed (too few research chunks): Continue is not allowed")
+    if choice is ThinChoice.CONTINUE:
+        queue.move(ws.db, topic.id, Stage.WRITING, reason="a person chose Continue after THIN")
+    elif choice is ThinChoice.RETRY:
+        queue.move(ws.db, topic.id, Stage.RESEARCHING, reason="a person chose Retry research")
+    elif choice is ThinChoice.DELETE:
+        delete_topic(ws, topic.id)
+    else:
+        queue.move(ws.db, topic.id, Stage.INSUFFICIENT, reason="; ".join(verdict.reasons)
+                   or "research stayed thin", data=verdict.to_dict())
+    emit(progress, Step.GATE, Kind.NOTE, f"thin research: {choice}")
+    return choice
+
+
+def writing_mode(settings: Any) -> str:
+    """"sections" or "single": [writing] mode, where auto = sections for a window <= 8192."""
+    mode = settings.writing.mode
+    if mode == "auto":
+        return "sections" if settings.llm.context_window <= SECTIONS_WINDOW else "single"
+    return mode
+
+
+def compose_article(ws: Workspace, topic: Topic, pack: ContextPack, progress: Progress,
+                    force: bool = False) -> tuple[Article, dict[str, int]]:
+    """Generate (section by section or in one call), check grounding and quality, write it."""
+    from nonseq.llm import build_llm
+    from nonseq.verify.grounding import check_grounding
+    from nonseq.writing.articles import clean_reply, write_article
+    from nonseq.writing.personas import get_persona
+    from nonseq.writing.prompt import build_prompt, instruction_text
+    from nonseq.writing.quality import assess
+    from nonseq.writing.schemas import load_schema
+
+    persona = get_persona(ws, topic.persona) if topic.persona else None
+    schema = load_schema(ws, topic.schema)
+    llm = build_llm(ws.settings.llm)
+    cfg = ws.settings.llm
+    if writing_mode(ws.settings) == "sections":
+        from nonseq.writing import sections
+
+        emit(progress, Step.GENERATE, Kind.START, f"writing {len(schema.sections)} sections with {llm.name}")
+        draft = sections.write_sections(llm, pack, schema, persona, ws.embedder.embed,
+                                        ws.settings.writing, progress, cfg.max_tokens)
+        body, raw, facts, sources = draft.body, draft.raw, draft.facts, draft.sources
+        background, stats = draft.background, draft.stats()
+        told = [*sections.instructions(draft), schema.render()]
+        audit = sections.sections_markdown(topic.title, draft, llm.name)
+    else:
+        prompt = build_prompt(pack, schema, persona, count_tokens=llm.count_tokens,
+                              context_window=cfg.context_window, max_tokens=cfg.max_tokens)
+        emit(progress, Step.GENERATE, Kind.START, f"generating with {llm.name}")
+        raw = llm.complete(prompt.messages(), max_tokens=cfg.max_tokens,
+                           on_token=lambda piece: emit(progress, Step.GENERATE, Kind.TEXT, piece))
+        body, facts, sources, background = clean_reply(raw), prompt.facts, prompt.sources, \
+            prompt.background
+        stats, told = prompt.stats(), [instruction_text(prompt.user)]
+        audit = prompt.to_markdown(topic.title, reply=raw)
+    emit(progress, Step.GROUND, Kind.START, "grounding and quality check")
+    grounding = check_grounding(body, facts, tokenize=ws.sparse.tokenize,
+                                embed=ws.embedder.embed, background=background)
+    quality = assess(grounding.text, grounding, told, ws.settings.writing, raw=raw)
+    article = write_article(
+        ws.articles_dir, slug=topic.slug, title=topic.title, body=grounding.text,
+        sources=sources, grounding=grounding, category=topic.category,
+        persona=persona.name if persona else "", schema=schema.name, model=llm.name,
+        prompt=audit, force=force, quality=quality)
+    return article, stats
+
+
+def extract_after_write(ws: Workspace, topic_id: int, progress: Progress) -> tuple[ExtractReport | None, str]:
+    """Distil the new article's sources into facts for review: (report, "") or (None, why not)."""
+    from nonseq.knowledge import extract_facts
+
+    emit(progress, Step.EXTRACT, Kind.START, "extracting facts for review")
+    try:
+        return extract_facts(ws, topic_id), ""
+    except NonseqError as exc:
+        return None, str(exc)
+
+
+def write_topic(ws: Workspace, ref: int | str, *, decide: Decider | None = None,
+                progress: Progress | None = None, force: bool = False,
+                trigger: str = "write") -> WriteResult:
+    """Take a topic from wherever it is to a written article, or to a recorded reason for none.
+
+    After an article (or draft), its sources are distilled into facts for review when
+    `[knowledge] extract` names the trigger ("write" for `nonseq write` and the menus, "night").
+    """
+    import time
+
+    started = time.perf_counter()
+    say = progress or silent
+    topic = queue.get_topic(ws.db, ref)
+    result = WriteResult(topic=topic)
+    again = topic.stage is Stage.WRITTEN
+    if again and not force:
+        raise StageError(f"topic {topic.slug!r} is already written (see `nonseq articles list`); "
+                         f"`nonseq write {topic.id} --force` writes a new version")
+    if again:
+        topic = queue.move(ws.db, topic.id, Stage.WRITING, reason="write again (--force)")
+    if topic.stage is Stage.DRAFT:  # the last reply failed the quality gate: try again
+        topic = queue.move(ws.db, topic.id, Stage.WRITING, reason="write again after a draft")
+        again = True  # a new version beside the draft (<slug>-2.md)
+    if topic.stage is Stage.INSUFFICIENT:
+        raise StageError(f"topic {topic.slug!r} is insufficient_research: reopen it with `nonseq "
+                         f"queue retry {topic.id}` (research kept) or add sources with `nonseq "
+                         f"research {topic.id} --url/--file`")
+    pack: ContextPack | None = None
+    while True:
+        topic, result.research = ensure_researched(ws, topic, say)
+        topic, pack, verdict = gate_with_uber(ws, topic, say, result)
+        result.verdict = verdict or result.verdict
+        if topic.stage is Stage.THIN and result.verdict is not None:
+            action = resolve_thin(ws, topic, result.verdict, decide, say)
+            if action is ThinChoice.RETRY:
+                topic = queue.get_topic(ws.db, topic.id)
+                continue
+            if action in (ThinChoice.DELETE, ThinChoice.GIVE_UP):
+                deleted = action is ThinChoice.DELETE
+                result.outcome = WriteOutcome.DELETED if deleted else WriteOutcome.INSUFFICIENT
+                result.topic = topic if deleted else queue.get_topic(ws.db, topic.id)
+                result.seconds = time.perf_counter() - started
+                return result
+        break
+    topic = queue.get_topic(ws.db, topic.id)
+    if topic.stage is Stage.GATED:
+        topic = queue.move(ws.db, topic.id, Stage.WRITING, reason="gate OK")
+    if topic.stage is not Stage.WRITING:
+        raise StageError(f"topic {topic.slug!r} is {topic.stage}; cannot write it")
+    if pack is None:
+        from nonseq.retrieval.pipeline import retrieve
+
+        pack = retrieve(ws, topic)
+    # A written topic written again gets a new version (<slug>-2.md), never an overwrite.
+    try:
+        article, result.prompt_stats = compose_article(ws, topic, pack, say, force=force and not again)
+    except Exception as exc:  # the LLM down, a bad schema...: recorded; the next write resumes at the gate
+        queue.fail(ws.db, topic.id, exc)
+        raise
+    figures = {"path": article.path, "citations": article.citations, "added": article.added,
+               "unsupported": article.unsupported, "sentences": article.sentences,
+               "supported_share": article.supported_share}
+    if article.status is ArticleStatus.DRAFT:  # the quality gate: kept, but not presented as written
+        result.topic = queue.move(ws.db, topic.id, Stage.DRAFT, data=figures,
+                                  reason=f"draft {article.path}: " + "; ".join(article.reasons))
+    else:
+        result.topic = queue.move(ws.db, topic.id, Stage.WRITTEN,
+                                  reason=f"article {article.path}", data=figures)
+    result.article = article
+    result.outcome = WriteOutcome(article.status.value)
+    if trigger in ws.settings.knowledge.extract:
+        result.facts, result.facts_error = extract_after_write(ws, topic.id, say)
+    result.seconds = time.perf_counter() - started
+    return result

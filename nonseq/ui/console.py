@@ -1,0 +1,56 @@
+"""The consoles every view prints to, and the two rules of printing user text: escape it, strip controls.
+
+The consoles are made on first use (importing rich costs start-up time that `nonseq --help` does
+not need to pay): modules imported at start-up (commands/) use them as `out.console`, after
+`from nonseq.ui import console as out`; the views import `console` itself.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+#: Terminal columns from which lists show their optional columns too (ids and titles always).
+WIDE_COLUMNS = 110
+
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def __getattr__(name: str) -> Console:
+    """`console` and `err_console`, made on first use and kept (PEP 562)."""
+    if name not in ("console", "err_console"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from rich.console import Console
+
+    made: Console = globals().get(name) or Console(highlight=False, stderr=name == "err_console")
+    globals()[name] = made
+    return made
+
+
+def safe(text: object) -> str:
+    """User text for rich output: markup escaped, control characters (ESC, BEL...) shown as �."""
+    from rich.markup import escape
+
+    return escape(_CONTROLS.sub("\ufffd", str(text)))
+
+
+def short(text: str, width: int = 60) -> str:
+    """One line of at most width characters."""
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def print_json(data: Any) -> None:
+    """Print one JSON document on stdout (no rich markup or wrapping)."""
+    import typer
+
+    typer.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+
+
+def wide() -> bool:
+    """True when the terminal has room for the optional columns."""
+    return __getattr__("console").width >= WIDE_COLUMNS

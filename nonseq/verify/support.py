@@ -1,0 +1,373 @@
+"""Does this source text support this claim? One offline check for grounding, facts and drafts.
+
+The claim is compared with the source's sentences by a handful of features: cosine with the
+bundled embedder (for the source sentences that cover the claim best), IDF-weighted coverage of
+the claim's BM25 terms by the best pair of adjacent sentences, the support of each clause of a
+multi-part claim, and the general-text IDF mass of the claim's terms the source never uses. A
+small logistic regression fitted on WiCE dev (`bench/support.py --fit`, grouped 5-fold CV) turns
+them into a score in [0,1]; coefficients and cut ship in nonseq/data/support_model.json (the
+general IDF in support_idf.json). On top, FActScore's rule: a claim holding a number or a name
+the source lacks, or a negation where the source has none, is scaled under the cut.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from nonseq.text.sentences import split_sentences
+from nonseq.text.words import numbers
+
+if TYPE_CHECKING:
+    from nonseq.workspace import Workspace
+
+Tokenizer = Callable[[str], list[str]]
+Embed = Callable[[list[str]], np.ndarray]
+Source = str | Sequence[str]
+
+MODEL_PATH = Path(__file__).resolve().parent.parent / "data" / "support_model.json"
+IDF_PATH = Path(__file__).resolve().parent.parent / "data" / "support_idf.json"
+_NAME_RE = re.compile(r"\b[A-Z][\w'\u2019.-]*[\w]|\b[A-Z]\b")
+_NEG_RE = re.compile(r"\b(?:not|never|no longer|cannot)\b|n't\b", re.I)
+_NEG_SOURCE_RE = re.compile(
+    r"\b(?:not|never|no|none|nor|neither|without|cannot|rather than|instead of|fail(?:ed|s)?|"
+    r"lack(?:ed|s)?|den(?:y|ied|ies)|refus(?:e|ed|es))\b|n't\b", re.I)
+_PART_RE = re.compile(
+    r";\s+|,\s+(?:and|but|while|which|who|whom|where|whereas|although|though|as well as|"
+    r"including|making|becoming)\s+|\s+(?:and|but|while|whereas)\s+|,\s+", re.I)
+_STARTER_WORDS = """a an the this that these those it its he she they his her their in on at for
+of by with from to as after before during when while since until and but or however also then
+there here we our you your i my one some many most all both each"""
+_STARTERS = frozenset(_STARTER_WORDS.split())
+FEATURES = ("cos_top2", "part_cos_min", "cov_pair", "part_mean", "missing_numbers",
+            "missing_names", "missing_mass", "missing_max")
+LEXICAL_FEATURES = ("cov_pair", "part_mean", "part_min", "missing_numbers", "missing_names",
+                    "missing_mass", "missing_max")
+COMMON_DF = 3  # a capitalised first word seen in this many general documents is no name
+DENSE_TOP = 6  # source sentences embedded per claim: the best covering ones
+DENSE_TOP_PART = 2  # ...plus the best covering ones of each claim part
+
+
+@dataclass
+class Evidence:
+    """A source sentence (or window of adjacent sentences) and its own support score."""
+
+    text: str
+    index: int
+    score: float
+
+
+@dataclass
+class SupportResult:
+    """How well a source supports a claim, and why."""
+
+    score: float
+    supported: bool
+    evidence: list[Evidence] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)
+    features: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        out = asdict(self)
+        out["score"] = round(self.score, 4)
+        out["features"] = {k: round(v, 4) for k, v in self.features.items()}
+        for e in out["evidence"]:
+            e["score"] = round(e["score"], 4)
+        return out
+
+
+@dataclass
+class Model:
+    """The fitted logistic regression: standardised features → score; cut chosen on dev."""
+
+    mean: list[float]
+    scale: list[float]
+    coef: list[float]
+    intercept: float
+    cut: float
+    features: tuple[str, ...] = FEATURES
+
+    def score(self, x: np.ndarray) -> np.ndarray:
+        """Scores in [0,1] for rows of features (in self.features order)."""
+        z = (x - np.asarray(self.mean)) / np.asarray(self.scale)
+        return 1.0 / (1.0 + np.exp(-(z @ np.asarray(self.coef) + self.intercept)))
+
+
+@cache
+def load_model(kind: str = "dense", path: Path = MODEL_PATH) -> Model:
+    """The shipped model of a kind ("dense", or "lexical" without an embedder)."""
+    feats = FEATURES if kind == "dense" else LEXICAL_FEATURES
+    if not path.is_file():  # only before the first `bench/support.py --fit`
+        n = len(feats)
+        return Model([0.0] * n, [1.0] * n, [0.0] * n, 0.0, 0.5, feats)
+    data = json.loads(path.read_text(encoding="utf-8"))[kind]
+    data.pop("cv", None)  # the out-of-fold figures at fit time, for the record
+    data["features"] = tuple(data["features"])
+    return Model(**data)
+
+
+@cache
+def general_df(path: Path = IDF_PATH) -> tuple[int, dict[str, int]]:
+    """Document frequencies of BM25 terms in general text (SciFact abstracts and news pages)."""
+    if not path.is_file():
+        return 1, {}
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return int(data["documents"]), data["df"]
+
+
+def _common(terms: frozenset[str]) -> bool:
+    """True when a word's terms are seen in general text (a sentence's first word is then no name)."""
+    df = general_df()[1]
+    return bool(terms) and all(df.get(t, 0) >= COMMON_DF for t in terms)
+
+
+def general_idf(term: str) -> float:
+    """BM25's idf of a term in general text: rare and unseen terms weigh most."""
+    n, df = general_df()
+    d = df.get(term, 0)
+    return math.log(1 + (n - d + 0.5) / (d + 0.5))
+
+
+def adjust(score: float, feats: dict[str, float], cut: float) -> float:
+    """FActScore's rule and negation on top of the model: a claim holding a number or a name
+    that the source lacks, or a negation where the source has none, is scaled under the cut."""
+    if any(feats.get(f, 0.0) > 0 for f in ("missing_numbers", "missing_names", "negation")):
+        return score * cut
+    return score
+
+
+# -- text pieces -------------------------------------------------------------------------------
+def source_units(source: Source) -> list[str]:
+    """The sentences of a source: a passage is split; a list keeps its items, long ones split."""
+    items = [source] if isinstance(source, str) else list(source)
+    units: list[str] = []
+    for item in items:
+        spans = split_sentences(item)
+        parts = [" ".join(item[a:b].split()) for a, b in spans] or [" ".join(item.split())]
+        units += [p for p in parts if p]
+    return units
+
+
+def claim_parts(claim: str, min_words: int = 4) -> list[str]:
+    """A claim cut at clause boundaries; fragments shorter than min_words join their neighbour."""
+    pieces = [p.strip() for p in _PART_RE.split(claim) if p and p.strip()]
+    parts: list[str] = []
+    for p in pieces:
+        if parts and (len(p.split()) < min_words or len(parts[-1].split()) < min_words):
+            parts[-1] = f"{parts[-1]} {p}"
+        else:
+            parts.append(p)
+    return parts or [claim]
+
+
+def names(text: str, common: Callable[[str], bool] | None = None) -> list[str]:
+    """Capitalised words of a text that look like names; a first word only when not `common`."""
+    out = []
+    for m in _NAME_RE.finditer(text):
+        word = re.sub(r"['\u2019]s$", "", m.group()).rstrip(".'\u2019")
+        if word.lower() in _STARTERS or len(word) < 2:
+            continue
+        if common is not None and not text[:m.start()].strip(" \"'\u201c(") and common(word):
+            continue
+        out.append(word)
+    return list(dict.fromkeys(out))
+
+
+def _has_word(haystack: str, word: str) -> bool:
+    """True when word occurs in haystack as a whole word (case-insensitive)."""
+    return re.search(rf"(?<!\w){re.escape(word.lower())}(?!\w)", haystack) is not None
+
+
+def negated(text: str) -> bool:
+    """True when a text holds a negation word."""
+    return _NEG_RE.search(text) is not None
+
+
+# -- the checker -------------------------------------------------------------------------------
+class SupportChecker:
+    """Does this source text support this claim? Bundled embedder + BM25 tokenizer, offline."""
+
+    def __init__(self, embed: Embed | None = None, tokenize: Tokenizer | None = None,
+                 cut: float | None = None, model: Model | None = None,
+                 dense: bool = True) -> None:
+        self._embed = embed
+        self._tokenize = tokenize
+        self.dense = dense
+        self.model = model or load_model("dense" if dense else "lexical")
+        self.cut = self.model.cut if cut is None else cut
+        self._terms: dict[str, frozenset[str]] = {}
+
+    def terms(self, text: str) -> frozenset[str]:
+        """The BM25 terms of a text (cached: grounding checks each sentence against many facts)."""
+        got = self._terms.get(text)
+        if got is None:
+            if len(self._terms) > 50_000:
+                self._terms.clear()
+            got = self._terms[text] = frozenset(self.tokenize(text))
+        return got
+
+    @property
+    def embed(self) -> Embed:
+        """The dense embedder (the bundled MiniLM unless one was given)."""
+        if self._embed is None:
+            from nonseq.config import EmbeddingSettings
+            from nonseq.index.embed import build_embedder
+
+            self._embed = build_embedder(EmbeddingSettings()).embed
+        return self._embed
+
+    @property
+    def tokenize(self) -> Tokenizer:
+        """The BM25 tokenizer (stemmed, stopwords removed)."""
+        if self._tokenize is None:
+            from nonseq.config import SparseSettings
+            from nonseq.index.sparse import SparseEncoder
+
+            self._tokenize = SparseEncoder(SparseSettings()).tokenize
+        return self._tokenize
+
+    def check(self, claim: str, source: Source) -> SupportResult:
+        """Score one claim against one source."""
+        return self.check_many([(claim, source)])[0]
+
+    def check_many(self, pairs: Sequence[tuple[str, Source]]) -> list[SupportResult]:
+        """Score many (claim, source) pairs, embedding all their texts in one batch."""
+        prepared = [_Pair(claim, source_units(source), self) for claim, source in pairs]
+        texts: dict[str, int] = {}
+        for p in prepared:
+            for t in p.texts():
+                texts.setdefault(t, len(texts))
+        vectors = self._vectors(list(texts)) if texts and self.dense else None
+        results = []
+        for p in prepared:
+            feats, evidence = p.features(vectors, texts)
+            results.append(self._result(p, feats, evidence))
+        return results
+
+    def _vectors(self, texts: list[str]) -> np.ndarray:
+        """Embed texts shortest first (batches pad to their longest text), rows in input order."""
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        rows = np.asarray(self.embed([texts[i] for i in order]))
+        out = np.empty_like(rows)
+        out[order] = rows
+        return out
+
+    def _result(self, p: _Pair, feats: dict[str, float],
+                evidence: list[Evidence]) -> SupportResult:
+        """Score the features and explain the decision."""
+        x = np.array([[feats[f] for f in self.model.features]])
+        score = adjust(float(self.model.score(x)[0]), feats, self.cut)
+        flags = []
+        if p.missing_numbers:
+            flags.append("missing_number")
+        if p.missing_names:
+            flags.append("missing_name")
+        if feats["negation"] > 0:
+            flags.append("negation")
+        if feats["cov_all"] == 0:
+            flags.append("no_overlap")
+        return SupportResult(score=score, supported=score >= self.cut, evidence=evidence,
+                             missing=p.missing_numbers + p.missing_names, flags=flags,
+                             features=feats)
+
+
+class _Pair:
+    """One claim and its source sentences, with the lexical features computed up front."""
+
+    def __init__(self, claim: str, units: list[str], checker: SupportChecker) -> None:
+        tok = checker.terms
+        self.claim, self.units = " ".join(claim.split()), units
+        self.parts = claim_parts(self.claim)
+        self.unit_terms = [tok(u) for u in units]
+        self.claim_terms = set(tok(self.claim))
+        self.part_terms = [set(tok(p)) for p in self.parts]
+        df: dict[str, int] = {}
+        for terms in self.unit_terms:
+            for t in terms:
+                df[t] = df.get(t, 0) + 1
+        n = len(units)
+        self.idf = {t: math.log(1 + (n - df.get(t, 0) + 0.5) / (df.get(t, 0) + 0.5))
+                    for t in self.claim_terms.union(*self.part_terms)}
+        whole = " ".join(units)
+        low = whole.lower()
+        have = numbers(whole, spelled=True)
+        self.missing_numbers = sorted(numbers(self.claim) - have)
+        self.all_terms = set().union(*self.unit_terms) if units else set()
+        self.names = names(self.claim, lambda w: _common(tok(w)))
+        self.missing_names = [w for w in self.names if not _has_word(low, w)
+                              and not tok(w) <= self.all_terms]
+        self.cov = np.array([self.coverage(self.claim_terms, t) for t in self.unit_terms])
+        self.part_cov = [np.array([self.coverage(terms, t) for t in self.unit_terms])
+                         for terms in self.part_terms]
+        picked = set(np.argsort(-self.cov, kind="stable")[:DENSE_TOP].tolist())
+        for pv in self.part_cov:
+            picked.update(np.argsort(-pv, kind="stable")[:DENSE_TOP_PART].tolist())
+        self.dense_idx = sorted(picked)
+
+    def texts(self) -> list[str]:
+        """Everything to embed: the claim, its parts and the best-covering source sentences."""
+        return [self.claim, *self.parts, *(self.units[i] for i in self.dense_idx)]
+
+    def coverage(self, terms: frozenset[str] | set[str], have: frozenset[str] | set[str]) -> float:
+        """The share of the terms' IDF mass found in have."""
+        total = sum(self.idf[t] for t in terms)
+        return sum(self.idf[t] for t in terms & have) / total if total else 0.0
+
+    def features(self, vectors: np.ndarray | None,
+                 index: dict[str, int]) -> tuple[dict[str, float], list[Evidence]]:
+        """The feature values and the best evidence sentences."""
+        n = len(self.units)
+        n_names = len(self.names)
+        missing = [general_idf(t) for t in self.claim_terms - self.all_terms]
+        feats = {"missing_numbers": float(bool(self.missing_numbers)),
+                 "missing_names": len(self.missing_names) / n_names if n_names else 0.0,
+                 "missing_mass": math.log1p(sum(missing)), "missing_max": max(missing or [0.0]),
+                 "cov_all": self.coverage(self.claim_terms, self.all_terms)}
+        if n == 0:
+            feats.update(cos_top2=0.0, part_cos_min=0.0, cov_pair=0.0, part_mean=0.0,
+                         part_min=0.0, negation=0.0)
+            return feats, []
+        cov = self.cov
+        u = None
+        if vectors is not None:
+            u = np.zeros((n, vectors.shape[1]), dtype=vectors.dtype)
+            u[self.dense_idx] = vectors[[index[self.units[i]] for i in self.dense_idx]]
+        cos = cov if u is None or vectors is None else u @ vectors[index[self.claim]]
+        unit_score = (np.clip(cos, 0, 1) + cov) / 2
+        order = np.argsort(-unit_score, kind="stable")
+        part_scores, part_cos = [], []
+        for part, pv in zip(self.parts, self.part_cov, strict=True):
+            pc = pv if u is None or vectors is None else u @ vectors[index[part]]
+            part_scores.append(float(np.max((np.clip(pc, 0, 1) + pv) / 2)))
+            part_cos.append(float(np.max(pc)))
+        windows = [self.unit_terms[i] | self.unit_terms[i + 1] for i in range(n - 1)]
+        negation = negated(self.claim) and not any(map(_NEG_SOURCE_RE.search, self.units))
+        feats.update(
+            cos_top2=float(np.mean(np.sort(cos)[::-1][:2])), part_cos_min=min(part_cos),
+            cov_pair=max([self.coverage(self.claim_terms, t) for t in windows] or [cov[0]]),
+            part_mean=float(np.mean(part_scores)), part_min=min(part_scores),
+            negation=float(negation))
+        evidence = [Evidence(self.units[i], int(i), float(unit_score[i])) for i in order[:3]]
+        return feats, evidence
+
+
+def checker_for(ws: Workspace) -> SupportChecker:
+    """The checker built from a Workspace's embedder and sparse tokenizer (cached per workspace)."""
+    from nonseq.index.embed import BUNDLED_MODEL
+
+    def build() -> SupportChecker:
+        emb = ws.settings.embedding  # the model was fitted on the bundled MiniLM's cosines: keep to it
+        bundled = (emb.backend, emb.model, emb.model_path) == ("fastembed", BUNDLED_MODEL, "")
+        return SupportChecker(embed=ws.embedder.embed if bundled else None, tokenize=ws.sparse.tokenize)
+
+    return ws.memo("support_checker", build)

@@ -1,0 +1,90 @@
+"""The quality gate after generation: is this reply an article, or only a draft?
+
+A reply is a draft when a body line echoes the instructions (shares `echo_words` consecutive words
+with the ARTICLE STRUCTURE or TASK text), when lines repeat, when it has fewer than
+`min_sentences` sentences, or when too small a share of its sentences is supported by the facts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from nonseq.text.sentences import sentences
+from nonseq.text.words import lower_words
+
+if TYPE_CHECKING:
+    from nonseq.config import WritingSettings
+    from nonseq.verify.grounding import GroundingResult
+
+_HEADLINE = re.compile(r"^\s*#\s")
+
+
+def _grams(words: Sequence[str], n: int) -> set[tuple[str, ...]]:
+    """All runs of n consecutive words."""
+    return {tuple(words[i:i + n]) for i in range(len(words) - n + 1)}
+
+
+def echoed_lines(body: str, instructions: Sequence[str], n: int = 6) -> list[str]:
+    """Body lines (the `# ` headline aside) sharing n consecutive words with the instructions."""
+    known: set[tuple[str, ...]] = set()
+    for text in instructions:
+        for line in text.splitlines():
+            known |= _grams(lower_words(line), n)
+    return [line.strip() for line in body.splitlines()
+            if line.strip() and not _HEADLINE.match(line) and _grams(lower_words(line), n) & known]
+
+
+def repeated_lines(text: str, min_words: int = 4) -> list[str]:
+    """Lines, or sentences within lines, of min_words+ words repeating earlier ones (a loop)."""
+    seen: set[tuple[str, ...]] = set()
+    out: list[str] = []
+    for line in text.splitlines():
+        units = sentences(line)
+        for unit in ([line] if len(units) > 1 else []) + units:
+            key = tuple(lower_words(unit))
+            if len(key) < min_words:
+                continue
+            if key in seen and unit.strip() not in out:
+                out.append(unit.strip())
+            seen.add(key)
+    return out
+
+
+@dataclass
+class Quality:
+    """The gate's verdict and its figures."""
+
+    draft: bool
+    reasons: list[str] = field(default_factory=list)
+    echoed: list[str] = field(default_factory=list)
+    repeated: list[str] = field(default_factory=list)
+    sentences: int = 0
+    supported_share: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return {"draft": self.draft, "reasons": self.reasons, "echoed": self.echoed,
+                "repeated": self.repeated, "sentences": self.sentences,
+                "supported_share": round(self.supported_share, 3)}
+
+
+def assess(body: str, grounding: GroundingResult, instructions: Sequence[str],
+           cfg: WritingSettings, raw: str | None = None) -> Quality:
+    """The gate's four tests on a grounded body (loops are looked for in the raw reply)."""
+    echoed = echoed_lines(body, instructions, cfg.echo_words)
+    repeated = repeated_lines(body if raw is None else raw)
+    share = grounding.supported_share
+    reasons = []
+    if echoed:
+        reasons.append(f"{len(echoed)} line(s) echo the instructions")
+    if repeated:
+        reasons.append(f"{len(repeated)} repeated line(s)")
+    if grounding.sentences < cfg.min_sentences:
+        reasons.append(f"{grounding.sentences} sentence(s), fewer than {cfg.min_sentences}")
+    if share < cfg.min_supported_share:
+        reasons.append(f"{share:.0%} of sentences supported, below "
+                       f"{cfg.min_supported_share:.0%}")
+    return Quality(bool(reasons), reasons, echoed, repeated, grounding.sentences, share)
