@@ -244,24 +244,29 @@ class GateSettings(Section):
 class WritingSettings(Section):
     """[writing] How articles are written, and when a reply is kept only as a draft."""
 
-    mode: Literal["auto", "sections", "single"] = Field(
-        "auto", description="sections (one call per schema part), single (one call), or auto = "
-        "sections when [llm] context_window <= 8192")
-    cite_constraint: bool = Field(
-        True, description="Make every sentence end with a listed source marker where the backend "
-        "can (llama.cpp grammar, Ollama/OpenAI structured output)")
-    source_bias: float = Field(
-        3.0, ge=0, le=10, description="In-process llama.cpp: logit bonus for words of the "
-        "section's facts (a copy bias toward the sources); 0 = off")
-    facts_per_section: int = Field(3, ge=1, le=10, description="Most research facts per section")
-    section_sentences: int = Field(4, ge=1, le=20, description="Most sentences per section")
-    section_tokens: int = Field(320, ge=32, le=8192, description="Most tokens per section call")
+    units_per_section: int = Field(3, ge=1, le=20, description="Most planned units (1-2 source sentences) per section")
+    max_units: int = Field(14, ge=1, le=100, description="Most planned units in an article")
+    topic_floor: float = Field(
+        0.35, ge=0, le=1, description="Topic relevance below which a source sentence enters no section")
+    near_duplicate: float = Field(0.85, gt=0, le=1, description="Cosine at which two source sentences say the same")
+    max_unit_words: int = Field(45, ge=5, le=200, description="Longer source sentences (or pairs) are not planned")
+    use_pool: bool = Field(
+        True, description="Also plan from chunks left out only by the per-URL cap or the final top N")
+    pool_extra: int = Field(12, ge=0, le=100, description="Most such pool chunks")
+    min_support: float = Field(
+        0.5, ge=0, le=1, description="Support score a written sentence needs against its planned sources")
+    unit_tokens: int = Field(60, ge=8, le=1024, description="Most new tokens for one sentence")
+    pair_tokens: int = Field(80, ge=8, le=1024, description="Most new tokens for two sentences joined")
+    temperature: float = Field(
+        0.0, ge=0, le=2, description="Sampling temperature for writing (0 = greedy: the same article every run)")
+    retry: bool = Field(True, description="Retry a failing sentence once with less freedom")
+    quote: bool = Field(True, description="Quote the source sentence when the retry fails too (else drop)")
     min_sentences: int = Field(5, ge=0, description="Fewer sentences make the article a draft")
     min_supported_share: float = Field(
         0.5, ge=0, le=1, description="A lower share of supported sentences makes a draft")
     echo_words: int = Field(
         6, ge=3, le=50, description="A body line sharing this many consecutive words with the "
-        "ARTICLE STRUCTURE or TASK text is an echo (a draft)")
+        "writer's instructions is an echo (a draft)")
 
 
 class NightSettings(Section):

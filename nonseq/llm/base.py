@@ -185,7 +185,6 @@ class ChatBackend(ABC):
         temperature: float,
         schema: dict[str, Any] | None,
         on_token: TokenCallback | None,
-        constraint: Any = None,
     ) -> str:
         """Run one call with retries on connection errors (only while nothing was shown)."""
         from tenacity import (
@@ -204,8 +203,7 @@ class ChatBackend(ABC):
         )
         for attempt in retrying:
             with attempt:
-                return self._attempt(messages, limit, temperature, schema, on_token,
-                                     constraint)
+                return self._attempt(messages, limit, temperature, schema, on_token)
         raise BackendError(f"{self.name}: no answer")  # pragma: no cover - tenacity reraises
 
     def _attempt(
@@ -215,7 +213,6 @@ class ChatBackend(ABC):
         temperature: float,
         schema: dict[str, Any] | None,
         on_token: TokenCallback | None,
-        constraint: Any = None,
     ) -> str:
         """One streamed call: filter think text, enforce the deadline, collect the pieces."""
         deadline = time.monotonic() + self.settings.timeout
@@ -228,10 +225,7 @@ class ChatBackend(ABC):
                 if on_token is not None:
                     on_token(text)
 
-        # A decoding constraint (llama.cpp's cited sentences) goes only to backends that take one.
-        extra = {"constraint": constraint} if constraint is not None else {}
-        stream = self._stream(messages, max_tokens=max_tokens, temperature=temperature,
-                              schema=schema, **extra)
+        stream = self._stream(messages, max_tokens=max_tokens, temperature=temperature, schema=schema)
         try:
             with contextlib.closing(stream):  # type: ignore[type-var]
                 for piece in stream:

@@ -14,8 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from nonseq.cache import SHARED
 from nonseq.errors import BackendError
-from nonseq.llm.base import ChatBackend, Messages, TokenCallback, to_dicts
-from nonseq.llm.citedecode import CiteSpec, stream_cited
+from nonseq.llm.base import ChatBackend
 
 if TYPE_CHECKING:
     from llama_cpp import Llama
@@ -161,17 +160,9 @@ class LlamaCppLLM(ChatBackend):
         max_tokens: int,
         temperature: float,
         schema: dict[str, Any] | None,
-        constraint: CiteSpec | None = None,
     ) -> Iterator[str]:
-        """Stream a chat completion (JSON mode: a grammar from the schema; or cited sentences)."""
+        """Stream a chat completion (JSON mode: a grammar from the schema)."""
         llama = self.llama()
-        if constraint is not None:
-            with generation_lock(llama):
-                yield from stream_cited(llama, messages, constraint, max_tokens=max_tokens,
-                                        temperature=temperature,
-                                        repeat_penalty=self.settings.repeat_penalty,
-                                        seed=self.settings.seed)
-            return
         kwargs: dict[str, Any] = {
             "messages": messages, "max_tokens": max_tokens,
             "temperature": temperature, "stream": True,
@@ -193,19 +184,6 @@ class LlamaCppLLM(ChatBackend):
                     f"{self.name}: {str(exc)[:200]} (shorten the prompt or raise "
                     "[llm] context_window)"
                 ) from None
-
-    def complete_cited(
-        self,
-        messages: Messages,
-        spec: CiteSpec,
-        *,
-        max_tokens: int | None = None,
-        temperature: float | None = None,
-        on_token: TokenCallback | None = None,
-    ) -> str:
-        """A reply whose every sentence ends with ` [n].`, n among spec.numbers (streamed)."""
-        temp = self.settings.temperature if temperature is None else temperature
-        return self._generate(to_dicts(messages), max_tokens, temp, None, on_token, spec)
 
     def count_tokens(self, text: str) -> int:
         """Tokens by the model's own tokenizer."""

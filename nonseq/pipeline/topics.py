@@ -8,13 +8,16 @@ it, whether there is anything to inspect), so a command and a menu action behave
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nonseq import queue
 from nonseq.db import transaction
 from nonseq.index.store import knowledge_collection, research_collection
 from nonseq.models import ContextPack, Source, Topic
 from nonseq.workspace import Workspace
+
+if TYPE_CHECKING:
+    from nonseq.writing.plan import WritePlan
 
 
 @dataclass
@@ -33,18 +36,20 @@ class TopicDetails:
 
 @dataclass
 class Inspection:
-    """A topic's context pack and the gate's quality setup, or why there is nothing to show."""
+    """A topic's context pack, the gate's quality setup and the write plan, or why there is nothing to show."""
 
     topic: Topic
     pack: ContextPack | None = None
     quality: dict[str, Any] = field(default_factory=dict)
     message: str = ""
+    plan: WritePlan | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (`inspect --json`)."""
         if self.pack is None:
             return {"topic": self.topic.to_dict(), "research": [], "message": self.message}
-        return {**self.pack.to_dict(), "quality": self.quality}
+        plan = None if self.plan is None else self.plan.to_dict()
+        return {**self.pack.to_dict(), "quality": self.quality, "plan": plan}
 
 
 def check_voice(ws: Workspace, persona: str | None = None, schema: str | None = None) -> None:
@@ -90,16 +95,19 @@ def has_research(ws: Workspace, topic: Topic) -> bool:
 
 
 def inspect_topic(ws: Workspace, ref: int | str) -> Inspection:
-    """The context pack a write would use, with the gate's quality setup; a message when there is none."""
+    """The context pack a write would use, the gate's setup and the write plan; a message when there is none."""
     from nonseq.pipeline.gate import quality_setup
     from nonseq.retrieval.pipeline import retrieve
+    from nonseq.writing.plan import build_plan, plan_settings
+    from nonseq.writing.schemas import load_schema
 
     topic = queue.get_topic(ws.db, ref)
     if not has_research(ws, topic):
         return Inspection(topic, message=f"topic #{topic.id} {topic.slug} has no research chunks yet: "
                                          f"research it first, then run `nonseq inspect {topic.id}` again")
     pack = retrieve(ws, topic)
-    return Inspection(topic, pack, quality_setup(pack, ws.settings.gate))
+    plan = build_plan(pack, load_schema(ws, topic.schema), ws.embedder.embed, plan_settings(ws.settings.writing))
+    return Inspection(topic, pack, quality_setup(pack, ws.settings.gate), plan=plan)
 
 
 def delete_topic(ws: Workspace, ref: int | str) -> tuple[Topic, int]:

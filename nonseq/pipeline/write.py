@@ -29,8 +29,6 @@ if TYPE_CHECKING:
 Decider = Callable[[Topic, GateVerdict], ThinChoice]
 
 NEEDS_RESEARCH = (Stage.QUEUED, Stage.RESEARCHING, Stage.FAILED)
-#: [writing] mode = auto writes section by section up to this context window.
-SECTIONS_WINDOW = 8192
 
 
 @dataclass
@@ -61,7 +59,7 @@ class WriteResult:
                 "resolved": art.resolved, "added": art.added, "removed": art.removed,
                 "unsupported": art.unsupported, "sentences": art.sentences,
                 "supported_share": art.supported_share, "status": art.status,
-                "reasons": art.reasons},
+                "reasons": art.reasons, "made": art.made},
             "verdict": None if self.verdict is None else self.verdict.to_dict(),
             "uber": self.uber,
             "research": self.research,
@@ -139,58 +137,25 @@ def resolve_thin(ws: Workspace, topic: Topic, verdict: GateVerdict, decide: Deci
     return choice
 
 
-def writing_mode(settings: Any) -> str:
-    """"sections" or "single": [writing] mode, where auto = sections for a window <= 8192."""
-    mode = settings.writing.mode
-    if mode == "auto":
-        return "sections" if settings.llm.context_window <= SECTIONS_WINDOW else "single"
-    return mode
-
-
 def compose_article(ws: Workspace, topic: Topic, pack: ContextPack, progress: Progress,
                     force: bool = False) -> tuple[Article, dict[str, int]]:
-    """Generate (section by section or in one call), check grounding and quality, write it."""
+    """Plan, restate, verify and repair each sentence, check grounding and quality, write it."""
     from nonseq.llm import build_llm
-    from nonseq.verify.grounding import check_grounding
-    from nonseq.writing.articles import clean_reply, write_article
-    from nonseq.writing.personas import get_persona
-    from nonseq.writing.prompt import build_prompt, instruction_text
-    from nonseq.writing.quality import assess
-    from nonseq.writing.schemas import load_schema
+    from nonseq.writing.articles import write_article
+    from nonseq.writing.writer import write_planned
 
-    persona = get_persona(ws, topic.persona) if topic.persona else None
-    schema = load_schema(ws, topic.schema)
     llm = build_llm(ws.settings.llm)
-    cfg = ws.settings.llm
-    if writing_mode(ws.settings) == "sections":
-        from nonseq.writing import sections
-
-        emit(progress, Step.GENERATE, Kind.START, f"writing {len(schema.sections)} sections with {llm.name}")
-        draft = sections.write_sections(llm, pack, schema, persona, ws.embedder.embed,
-                                        ws.settings.writing, progress, cfg.max_tokens)
-        body, raw, facts, sources = draft.body, draft.raw, draft.facts, draft.sources
-        background, stats = draft.background, draft.stats()
-        told = [*sections.instructions(draft), schema.render()]
-        audit = sections.sections_markdown(topic.title, draft, llm.name)
-    else:
-        prompt = build_prompt(pack, schema, persona, count_tokens=llm.count_tokens,
-                              context_window=cfg.context_window, max_tokens=cfg.max_tokens)
-        emit(progress, Step.GENERATE, Kind.START, f"generating with {llm.name}")
-        raw = llm.complete(prompt.messages(), max_tokens=cfg.max_tokens,
-                           on_token=lambda piece: emit(progress, Step.GENERATE, Kind.TEXT, piece))
-        body, facts, sources, background = clean_reply(raw), prompt.facts, prompt.sources, \
-            prompt.background
-        stats, told = prompt.stats(), [instruction_text(prompt.user)]
-        audit = prompt.to_markdown(topic.title, reply=raw)
-    emit(progress, Step.GROUND, Kind.START, "grounding and quality check")
-    grounding = check_grounding(body, facts, tokenize=ws.sparse.tokenize,
-                                embed=ws.embedder.embed, background=background)
-    quality = assess(grounding.text, grounding, told, ws.settings.writing, raw=raw)
+    emit(progress, Step.GENERATE, Kind.START, f"writing planned sentences with {llm.name}")
+    written = write_planned(ws, pack, llm, progress=progress)
+    persona = topic.persona or ""
     article = write_article(
-        ws.articles_dir, slug=topic.slug, title=topic.title, body=grounding.text,
-        sources=sources, grounding=grounding, category=topic.category,
-        persona=persona.name if persona else "", schema=schema.name, model=llm.name,
-        prompt=audit, force=force, quality=quality)
+        ws.articles_dir, slug=topic.slug, title=topic.title, body=written.body,
+        sources=written.plan.sources, grounding=written.grounding, category=topic.category,
+        persona=persona, schema=written.plan.schema, model=llm.name,
+        prompt=written.prompt_file(llm.name), force=force, quality=written.quality, made=written.made)
+    stats = {"units": len(written.records), "sources": len(written.plan.sources),
+             "source_sentences": len(written.plan.sentences), "left_out": len(written.plan.rejected),
+             **written.made}
     return article, stats
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from nonseq.text.words import tokens
+
 #: The score from which a text counts as prose.
 PROSE_MIN = 0.5
 #: Words a line needs to read as a sentence rather than a headline or a menu entry.
@@ -106,3 +108,85 @@ def prose_score(text: str) -> float:
 def is_prose(text: str) -> bool:
     """True when the text reads as article prose rather than page furniture."""
     return prose_score(text) >= PROSE_MIN
+
+
+# -- one sentence: may a source sentence be said in an article? ------------------------------
+#: Words a sentence needs to be a statement (shorter: a label, a fragment).
+MIN_WORDS = 5
+_END = re.compile(r"[.!?…][\"'”’)\]]*$")
+_QUOTED = re.compile(r"“[^”]*”|\"[^\"]*\"")
+_LABEL = re.compile(
+    r"^\W*(?:title|headline|related|related articles?|source|sources|photo|photos|image|images|"
+    r"picture|video|watch|listen|caption|credit|credits|note|editor'?s note|read more|see also|"
+    r"update|updated|correction|advertisement|sponsored|tags?|category|filed under|share|"
+    r"follow|q|a|more|also read|recommended|trending|summary|tl;?dr|keywords?|posted|published|"
+    r"author|by|byline|contact|email|e-mail|phone|signal|subscribe|topics?)\s*[:|–—-]\s", re.I)
+_BYLINE = re.compile(
+    r"^\W*(?:by|written by|posted by|reporting by|edited by|words by|story by)\s+[A-Z]|"
+    r"contributed to this report|\bis an? (?:senior |staff |contributing )?(?:reporter|writer|editor|"
+    r"correspondent|columnist)\b|\bfollow (?:him|her|them|us|me) on\b|@\w+\.\w+|\bemail (?:him|her|"
+    r"the (?:author|writer))\b", re.I)
+_CAPTION = re.compile(
+    r"\b(?:getty images|ap photo|shutterstock|istock|afp photo|reuters photo|photo credit|"
+    r"image credit|photograph:|illustration:|file photo|pictured|\(photo|\(image|\(credit)\b|"
+    r"/\s*(?:reuters|ap|afp|getty)\b", re.I)
+_META = re.compile(
+    r"\b(?:originally (?:published|appeared)|read the (?:original|full) (?:article|story)|"
+    r"this (?:article|story|post|page|piece) (?:was|has been|is|first|originally)|click|"
+    r"subscribe|sign up|newsletter|cookies?\b|advertis|sponsored|share this|follow us|"
+    r"source number|all rights reserved|copyright|©|terms of (?:service|use)|privacy policy|"
+    r"(?:log|sign) ?in (?:to|with) (?:your|our)\b|comments? (?:section|below)|leave a comment|"
+    r"editor'?s note|download (?:the|our) app|"
+    r"affiliate|we may earn|commission from|this website|our website|this site|tap here|"
+    r"scroll (?:down|up)|javascript|your browser|updated (?:on|at)\b|last updated|"
+    r"published (?:on|at)\b|related (?:articles?|stories|coverage)|more stories|"
+    r"register (?:now|here|for free)|free trial|buy now)", re.I)
+_INSTRUCTION = re.compile(
+    r"\b(?:ignore (?:all |any |the )?(?:previous|above|prior|earlier)|disregard (?:all|any|the|"
+    r"previous)|you are (?:now )?(?:a|an|the) (?:helpful|ai|assistant|language)|as an ai\b|"
+    r"language model|system prompt|(?:the )?assistant\b|respond (?:with|only)|answer (?:with|only)|"
+    r"your (?:task|instructions)|new instructions|(?:follow|these) instructions|jailbreak|"
+    r"pretend (?:to be|you)|do anything now)|<<<|>>>|\[/?inst\]|<\|im_(?:start|end)\|>|"
+    r"^\W*(?:system|user|assistant)\s*:", re.I)
+_FIRST = re.compile(r"\b(?:I|[Mm]e|[Mm]y|[Mm]ine|[Mm]yself|[Ww]e|us|[Oo]urs?|[Oo]urselves)\b")  # not "US"
+_SECOND = re.compile(r"\b(?:[Yy]ou|[Yy]ours?|[Yy]ourself)\b")
+
+
+def unquoted(text: str) -> str:
+    """The text with its quotations removed (what the source's author says in their own voice)."""
+    return _QUOTED.sub(" ", text)
+
+
+def _is_table(text: str) -> bool:
+    """True for table rows and lists of figures (more figures and symbols than words)."""
+    tokens = text.split()
+    figures = sum(bool(re.fullmatch(r"[-+$€£%.,:/\d()]+", t)) for t in tokens)
+    return "|" in text or figures > max(3, len(tokens) // 3)
+
+
+def _starts_mid(sentence: str) -> bool:
+    """True when a sentence starts with a lower-case word or stray punctuation (quotes aside)."""
+    body = sentence.lstrip("\"“‘'([ ")
+    return not body or body[0].islower() or body[0] in ",;:)]}-–—…."
+
+
+def reject_reason(sentence: str, *, allow_second_person: bool = False, max_words: int = 45) -> str:
+    """Why a source sentence may not go into an article ("" when it may)."""
+    n = len(tokens(sentence))
+    checks = [
+        (_INSTRUCTION.search(sentence), "instruction aimed at the model"),
+        (n < MIN_WORDS, f"fragment: fewer than {MIN_WORDS} words"),
+        (_starts_mid(sentence), "fragment: starts mid-sentence"),
+        (_LABEL.match(sentence), "label (e.g. 'Title:', 'Related:')"),
+        (_BYLINE.search(sentence), "byline or author note"),
+        (_CAPTION.search(sentence), "caption or photo credit"),
+        (_META.search(sentence), "text about the page (published, click, subscribe...)"),
+        (not _END.search(sentence), "heading or label: no sentence end"),
+        (sentence.rstrip("\"'”’)] ").endswith("?"), "question"),
+        (_is_table(sentence), "table row or list of figures"),
+        (n > max_words, f"longer than {max_words} words"),
+        (_FIRST.search(unquoted(sentence)), "first person: the source author's own voice"),
+        (not allow_second_person and _SECOND.search(unquoted(sentence)),
+         "second person: addressed to the source's reader"),
+    ]
+    return next((reason for hit, reason in checks if hit), "")

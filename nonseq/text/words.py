@@ -10,6 +10,7 @@ from nonseq.text.sentences import INLINE_CODE_RE
 
 _NUMBER_RE = re.compile(r"\d+(?:[.,]\d+)*")
 WORD_RE = re.compile(r"[^\W_]+(?:['\u2019-][^\W_]+)*")
+_TOKEN_RE = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")
 SPELLED = {w: str(i) for i, w in enumerate([
     "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
     "eleven", "twelve",
@@ -24,6 +25,11 @@ def words(text: str) -> list[str]:
 def lower_words(text: str) -> list[str]:
     """The words of a text, lower-case (markers and inline code removed)."""
     return [w.lower() for w in words(text)]
+
+
+def tokens(text: str) -> list[str]:
+    """The words of a text split at hyphens too, lower case (what the writer counts and compares)."""
+    return [w.lower() for w in _TOKEN_RE.findall(text)]
 
 
 def numbers(text: str, spelled: bool = False) -> set[str]:

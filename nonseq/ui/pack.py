@@ -14,6 +14,7 @@ from nonseq.ui.console import console
 if TYPE_CHECKING:
     from nonseq.models import Candidate, ContextPack
     from nonseq.pipeline.topics import Inspection
+    from nonseq.writing.plan import WritePlan
 
 STEPS = ("bm25", "trust", "dedup", "rerank", "norm", "final")
 #: Terminals at least this wide get tables; narrower ones a stacked view.
@@ -126,3 +127,11 @@ def print_inspection(inspection: Inspection, show_all: bool = False) -> None:
         console.print(inspection.message, soft_wrap=True)
         return
     print_pack(inspection.pack, show_all, inspection.quality)
+    if inspection.plan is not None:
+        print_plan(inspection.plan)
+
+
+def print_plan(plan: WritePlan) -> None:
+    """The write plan: each section's planned source sentences, and what was left out and why."""
+    console.print()
+    console.print(escape(plan.to_markdown()), soft_wrap=True, highlight=False)

@@ -185,10 +185,12 @@ def write_article(
     date: str | None = None,
     force: bool = False,
     quality: Quality | None = None,
+    made: dict[str, int] | None = None,
 ) -> Article:
     """Write an article (and its prompt) atomically; a new versioned name unless force.
 
-    A reply that failed the quality gate is written all the same, with `status: draft`.
+    A reply that failed the quality gate is written all the same, with `status: draft`. `made`
+    counts how the writer made its sentences (generated, repaired, quoted, dropped).
     """
     _check_slug(slug)
     body = resolve_everywhere(body.strip(), {s.n for s in sources})
@@ -207,6 +209,8 @@ def write_article(
         "sources": [s.to_dict() for s in sorted(cited, key=lambda s: s.n)],
         "sources_provided": len(sources), **figures,
     }
+    if made is not None:
+        meta["made"] = dict(made)
     if reasons:
         meta["draft_reasons"] = reasons
     if quality is not None:
@@ -228,6 +232,7 @@ def write_article(
     known = {f.name for f in dataclasses.fields(Article)}
     return Article(path=str(path), slug=slug, title=meta["title"],
                    sources=[s.to_dict() for s in cited], status=status, reasons=reasons,
+                   made=dict(made or {}),
                    **{k: v for k, v in figures.items() if k in known})
 
 

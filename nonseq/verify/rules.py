@@ -1,0 +1,174 @@
+"""Is a written sentence true to its planned source sentences? Hard rules, then the support check.
+
+The support check sits behind `SupportCheck` (one method, `scores(pairs)` in [0,1]);
+`support_for(ws)` is the workspace's `verify.support` checker behind it. The hard rules
+need no model: every number (with its magnitude word: million, percent...), date and name in the
+sentence must appear in the sources; a negation must not appear or vanish; the sentence must be a
+statement of its own (no echo of the instruction, no first person the sources do not use, no
+repeat of a sentence already in the article, not a stub keeping under `min_share` of its source).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from nonseq.text.prose import MIN_WORDS, unquoted
+from nonseq.text.words import numbers as figures
+from nonseq.text.words import tokens as words
+
+if TYPE_CHECKING:
+    from nonseq.verify.support import SupportChecker
+    from nonseq.workspace import Workspace
+
+MAGNITUDES = frozenset(("hundred", "thousand", "million", "billion", "trillion", "percent", "dozen"))
+#: Capitalised words that are no names (sentence starters); every other capitalised word must
+#: appear in the sources.
+STARTERS = frozenset((
+    "a", "an", "the", "this", "that", "these", "those", "it", "its", "he", "she", "they", "his",
+    "her", "their", "in", "on", "at", "for", "of", "by", "with", "from", "to", "as", "after",
+    "before", "during", "when", "while", "since", "until", "and", "but", "or", "however", "also",
+    "then", "there", "here", "one", "some", "many", "most", "all", "both", "each", "according",
+    "about", "if", "although", "though", "because", "so", "yet", "still", "meanwhile", "now",
+    "today", "earlier", "later", "instead", "overall", "such", "despite", "under", "over", "more",
+    "less", "other", "another",
+))
+_NAME = re.compile(r"\b[A-Z][\w'’.&-]*\w|\b[A-Z]\b")
+_NEGATION = re.compile(r"\b(?:not|never|no|none|nobody|nothing|neither|nor|without|cannot)\b|n['’]t\b",
+                       re.I)
+_ECHO = re.compile(r"\b(?:rewrite|rewritten|paraphrase|sentence|sentences|source|sources|"
+                   r"shorten|shorter|simpler words|reworded|simplified|summary of|here is|here's|"
+                   r"sure[,!])\b", re.I)
+_FIRST = re.compile(r"\b(?:I|[Mm]e|[Mm]y|[Ww]e|us|[Oo]ur|[Yy]ou|[Yy]our)\b")
+
+
+class SupportCheck(Protocol):
+    """A support check: how well do the sources support each claim (scores in [0,1])."""
+
+    def scores(self, pairs: Sequence[tuple[str, Sequence[str]]]) -> list[float]:
+        """One score per (claim, source sentences) pair."""
+        ...
+
+
+class CheckerScores:
+    """The `verify.support` checker behind the SupportCheck interface."""
+
+    def __init__(self, checker: SupportChecker) -> None:
+        self.checker = checker
+
+    def scores(self, pairs: Sequence[tuple[str, Sequence[str]]]) -> list[float]:
+        """The checker's scores (its own number/name rule already scales misses under its cut)."""
+        return [r.score for r in self.checker.check_many([(c, list(s)) for c, s in pairs])]
+
+
+def support_for(ws: Workspace) -> CheckerScores:
+    """The workspace's support check (bundled embedder and BM25 tokenizer), as a SupportCheck."""
+    from nonseq.verify.support import checker_for
+
+    return CheckerScores(checker_for(ws))
+
+
+def magnitudes(text: str) -> set[str]:
+    """Magnitude words of a text ('%' counts as percent)."""
+    found = {w for w in words(text) if w in MAGNITUDES or w.rstrip("s") in MAGNITUDES}
+    return {w.rstrip("s") if w.rstrip("s") in MAGNITUDES else w for w in found} | (
+        {"percent"} if "%" in text else set())
+
+
+MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
+          "october", "november", "december")
+
+
+def _norm_name(word: str) -> str:
+    """A name for comparison: lower case, possessive and dots dropped, months as 'jan'..'dec'."""
+    name = re.sub(r"['’]s$", "", word).replace(".", "").lower()
+    month = next((m for m in MONTHS if len(name) >= 3 and m.startswith(name)), "")
+    return month[:3] if month else name
+
+
+def names(text: str) -> list[str]:
+    """Capitalised words of a text that are no sentence starters (names, months, acronyms)."""
+    out = []
+    for m in _NAME.finditer(text):
+        word = m.group().rstrip(".'’")
+        if word.lower() not in STARTERS and len(_norm_name(word)) > 0:
+            out.append(word)
+    return list(dict.fromkeys(out))
+
+
+def absent(sentence: str, sources: Sequence[str]) -> list[str]:
+    """Numbers, magnitude words and names of the sentence that no source holds."""
+    text = " ".join(sources)
+    have_words = {_norm_name(w) for w in re.findall(r"[\w'’.&-]+", text)} | set(words(text))
+    missing = sorted(figures(sentence, spelled=True) - figures(text, spelled=True))
+    missing += sorted(magnitudes(sentence) - magnitudes(text))
+    missing += [n for n in names(sentence) if _norm_name(n) not in have_words
+                and not all(_norm_name(p) in have_words for p in re.split(r"[-–]", n) if p)]
+    return missing
+
+
+@dataclass
+class Verdict:
+    """Whether a sentence may stand, and every reason it may not."""
+
+    ok: bool
+    support: float = 0.0
+    reasons: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return {"ok": self.ok, "support": round(self.support, 3), "reasons": self.reasons,
+                "missing": self.missing}
+
+
+def _key(text: str) -> tuple[str, ...]:
+    """A sentence's words (to spot repeats)."""
+    return tuple(words(text))
+
+
+class Verifier:
+    """Checks sentences against their planned source sentences."""
+
+    def __init__(self, support: SupportCheck, min_support: float = 0.5, min_share: float = 0.3) -> None:
+        self.support = support
+        self.min_support = min_support
+        self.min_share = min_share  # least share of the shortest source sentence's words kept
+        self.seen: set[tuple[str, ...]] = set()
+
+    def rules(self, sentence: str, sources: Sequence[str]) -> tuple[list[str], list[str]]:
+        """The hard-rule failures of one sentence, and what it holds that the sources lack."""
+        reasons = []
+        missing = absent(sentence, sources)
+        if missing:
+            reasons.append("absent from the sources: " + ", ".join(missing))
+        src = " ".join(sources)
+        if bool(_NEGATION.search(sentence)) != bool(_NEGATION.search(src)):
+            reasons.append("negation added or lost")
+        if len(words(sentence)) < MIN_WORDS:
+            reasons.append("too short")
+        if _ECHO.search(sentence) and not _ECHO.search(src):
+            reasons.append("echoes the instruction")
+        if _FIRST.search(unquoted(sentence)) and not _FIRST.search(unquoted(src)):
+            reasons.append("first or second person outside a quotation")
+        if len(words(sentence)) < self.min_share * min(len(words(s)) for s in sources):
+            reasons.append(f"says less than {self.min_share:.0%} of its source")
+        if _key(sentence) in self.seen:
+            reasons.append("repeats an earlier sentence")
+        return reasons, missing
+
+    def check(self, sentence: str, sources: Sequence[str]) -> Verdict:
+        """The verdict on one sentence (the support check runs only when the hard rules pass)."""
+        reasons, missing = self.rules(sentence, sources)
+        if reasons:
+            return Verdict(False, 0.0, reasons, missing)
+        score = self.support.scores([(sentence, list(sources))])[0]
+        if score < self.min_support:
+            return Verdict(False, score, [f"support {score:.2f} < {self.min_support:.2f}"], missing)
+        return Verdict(True, score)
+
+    def accept(self, sentence: str) -> None:
+        """Record a sentence as said (a later repeat of it fails)."""
+        self.seen.add(_key(sentence))

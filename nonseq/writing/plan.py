@@ -1,0 +1,343 @@
+"""The write plan: per schema section, the source sentences the article will say, chosen before any
+generation.
+
+Source sentences come from the context pack's research chunks (and, with `use_pool`, the pool
+chunks that were left out only by the per-URL cap or the final top N), split by the one splitter
+(`text.sentences.split`). A sentence never enters the plan when it is a heading, label, byline,
+caption, text about the page or an instruction (`text.prose.reject_reason`), repeats or nearly repeats an
+earlier one (cosine >= `near_duplicate`), or lies below the topic floor (relevance < `topic_floor`,
+relevance = the mean cosine of the sentence and of the sentence with its neighbours to the topic's
+title and focus; docs/writing.md), however well its chunk scored. What is left becomes units of
+one or two adjacent sentences of one chunk (a sentence that leans on the one before, "It ...",
+"But ...", goes with it), and the sections take units in turns, in schema order, by maximal
+marginal relevance: relevance to topic, section and retrieval rank, minus similarity to every
+unit already planned, minus a little for each unit of the same source already in the section.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from nonseq.models import DropReason, SourceKind
+from nonseq.text.prose import reject_reason
+from nonseq.text.sentences import split, strip_dateline
+from nonseq.text.words import tokens
+from nonseq.writing.prompt import SourceRef
+
+if TYPE_CHECKING:
+    from nonseq.config import WritingSettings
+    from nonseq.models import Candidate, ContextPack
+    from nonseq.writing.schemas import Schema
+
+Embed = Callable[[list[str]], np.ndarray]
+#: First words of a sentence that leans on the one before it.
+_LEANS = re.compile(r"^\W*(?:this|that|these|those|it|its|he|she|they|their|his|her|him|them|but|"
+                    r"and|however|also|still|yet|so|such|then|there|here|the same|both|another|"
+                    r"meanwhile|instead|otherwise|in addition|as a result|even so)\b", re.I)
+POOL_REASONS = (DropReason.PER_URL_CAP, DropReason.RANK_CUT)
+
+
+@dataclass
+class PlanSettings:
+    """The plan's knobs (defaults chosen on the tune topics; docs/writing.md)."""
+
+    units_per_section: int = 3      # most units a section takes
+    max_units: int = 14             # most units in the article
+    topic_floor: float = 0.35       # topic relevance below which a fact enters no section
+    near_duplicate: float = 0.85    # cosine at which two sentences say the same
+    max_unit_words: int = 45        # longer sentences (or pairs) are not planned
+    pair_words: int = 14            # two adjacent sentences both shorter than this form one unit
+    w_topic: float = 0.5            # weight of relevance to the topic
+    w_section: float = 0.3          # ... to the section's name and guidance
+    w_rank: float = 0.2             # ... of the chunk's retrieval score
+    mmr: float = 0.5                # weight of the similarity to units already planned
+    source_penalty: float = 0.05    # per unit of the same source already in the section
+    lean_penalty: float = 0.1       # a sentence that leans on a sentence left out
+    use_pool: bool = True           # also plan from pool chunks cut only by the per-URL cap/top N
+    pool_extra: int = 12            # most such pool chunks
+
+
+def plan_settings(cfg: WritingSettings) -> PlanSettings:
+    """The plan's knobs from [writing] (the MMR weights stay at their defaults)."""
+    return PlanSettings(units_per_section=cfg.units_per_section, max_units=cfg.max_units,
+                        topic_floor=cfg.topic_floor, near_duplicate=cfg.near_duplicate,
+                        max_unit_words=cfg.max_unit_words, use_pool=cfg.use_pool,
+                        pool_extra=cfg.pool_extra)
+
+
+@dataclass
+class SourceSentence:
+    """One sentence of a source chunk and what the plan made of it."""
+
+    id: str                 # "c<chunk>.s<sentence>"
+    text: str
+    chunk: int              # index into WritePlan.chunks
+    index: int              # sentence index within the chunk
+    url: str
+    title: str
+    point_id: str
+    chunk_score: float
+    topic: float = 0.0      # cosine with the topic
+    reason: str = ""        # why it was not planned ("" = usable)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return {"id": self.id, "text": self.text, "url": self.url, "point_id": self.point_id,
+                "topic": round(self.topic, 3), "reason": self.reason}
+
+
+@dataclass
+class Unit:
+    """One or two adjacent source sentences the article will say in one sentence."""
+
+    sentences: list[SourceSentence]
+    n: int = 0              # source number (set when sources are numbered)
+    score: float = 0.0      # the MMR score it was chosen with
+    section_fit: float = 0.0
+
+    @property
+    def text(self) -> str:
+        """The source sentences joined."""
+        return " ".join(s.text for s in self.sentences)
+
+    @property
+    def topic(self) -> float:
+        """The unit's relevance to the topic (its best sentence's)."""
+        return max(s.topic for s in self.sentences)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return {"n": self.n, "sentences": [s.text for s in self.sentences],
+                "ids": [s.id for s in self.sentences], "point_id": self.sentences[0].point_id,
+                "score": round(self.score, 3), "topic": round(self.topic, 3),
+                "section_fit": round(self.section_fit, 3)}
+
+
+@dataclass
+class PlannedSection:
+    """A schema section and the units it will say."""
+
+    name: str
+    guidance: str
+    units: list[Unit] = field(default_factory=list)
+
+
+@dataclass
+class WritePlan:
+    """Sections with their units, the numbered sources, and every sentence left out and why."""
+
+    title: str
+    schema: str
+    sections: list[PlannedSection]
+    sources: list[SourceRef]
+    chunks: list[Candidate]
+    sentences: list[SourceSentence]
+    settings: PlanSettings
+
+    @property
+    def units(self) -> list[Unit]:
+        """Every planned unit, in article order."""
+        return [u for s in self.sections for u in s.units]
+
+    @property
+    def rejected(self) -> list[SourceSentence]:
+        """The sentences left out, with their reason."""
+        return [s for s in self.sentences if s.reason]
+
+    def reasons(self) -> dict[str, int]:
+        """How many sentences each kind of reason left out."""
+        out: dict[str, int] = {}
+        for s in self.rejected:
+            key = s.reason.split(" (")[0].split(":")[0]
+            out[key] = out.get(key, 0) + 1
+        return dict(sorted(out.items(), key=lambda kv: -kv[1]))
+
+    def facts(self) -> list[tuple[int, str, str, str]]:
+        """(source number, chunk text, url, title) of every chunk of a cited source (for grounding)."""
+        by_url = {s.url: s for s in self.sources}
+        return [(by_url[c.chunk.url].n, c.chunk.text, c.chunk.url, by_url[c.chunk.url].title)
+                for c in self.chunks if c.chunk.url in by_url]
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (for `inspect --json` and the bench)."""
+        return {"title": self.title, "schema": self.schema,
+                "sources": [s.to_dict() for s in self.sources],
+                "sections": [{"name": s.name, "units": [u.to_dict() for u in s.units]}
+                             for s in self.sections],
+                "rejected": [s.to_dict() for s in self.rejected], "reasons": self.reasons(),
+                "settings": vars(self.settings)}
+
+    def to_markdown(self) -> str:
+        """The plan for the prompt file and `inspect`."""
+        lines = [f"## Write plan: {self.title}", "", f"- schema: {self.schema}",
+                 f"- units: {len(self.units)} from {len(self.sentences)} source sentences", "",
+                 "### Sources", ""]
+        lines += [f"[{s.n}] {s.title} — {s.url}" for s in self.sources] or ["(none)"]
+        for i, sec in enumerate(self.sections, 1):
+            lines += ["", f"### Section {i}: {sec.name}", ""]
+            lines += [f"{k}. [{u.n}] (score {u.score:.2f}, topic {u.topic:.2f}) " + " / ".join(
+                s.text for s in u.sentences) for k, u in enumerate(sec.units, 1)] or ["(nothing planned)"]
+        lines += ["", f"### Left out ({len(self.rejected)})", ""]
+        lines += [f"- {reason}: {count}" for reason, count in self.reasons().items()]
+        lines += [""] + [f"- ({s.reason}) {s.text}" for s in self.rejected]
+        return "\n".join(lines) + "\n"
+
+
+def candidate_chunks(pack: ContextPack, cfg: PlanSettings) -> list[Candidate]:
+    """The research chunks in rank order, then pool chunks cut only by the URL cap or top N."""
+    chunks = list(pack.research)
+    if cfg.use_pool:
+        seen = {id(c) for c in chunks}
+        extra = [c for c in pack.pool if id(c) not in seen and c.group is SourceKind.RESEARCH
+                 and c.drop in POOL_REASONS]
+        extra.sort(key=lambda c: -c.scores.get("final", 0.0))
+        chunks += extra[:cfg.pool_extra]
+    return chunks
+
+
+def source_sentences(chunks: Sequence[Candidate], cfg: PlanSettings,
+                     second_person: bool) -> list[SourceSentence]:
+    """Every sentence of every chunk, with the filter's reason for those that may not be said."""
+    out = []
+    for ci, c in enumerate(chunks):
+        score = float(c.scores.get("final", c.score))
+        for si, text in enumerate(strip_dateline(t) for t in split(c.chunk.text)):
+            reason = reject_reason(text, allow_second_person=second_person,
+                                      max_words=cfg.max_unit_words)
+            out.append(SourceSentence(f"c{ci}.s{si}", text, ci, si, c.chunk.url,
+                                      " ".join((c.chunk.title or c.chunk.domain or c.chunk.url).split()),
+                                      c.point_id, score, reason=reason))
+    return out
+
+
+def _unit_norm(v: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length."""
+    return v / np.maximum(np.linalg.norm(v, axis=-1, keepdims=True), 1e-9)
+
+
+def windows(sents: list[SourceSentence]) -> list[str]:
+    """Each sentence with its neighbours in the chunk (the context its relevance is judged in)."""
+    out = []
+    for i, s in enumerate(sents):
+        near = [t.text for t in sents[max(0, i - 1):i + 2] if t.chunk == s.chunk]
+        out.append(" ".join(near))
+    return out
+
+
+def relevance(sents: list[SourceSentence], vecs: np.ndarray, wvecs: np.ndarray, topic_vec: np.ndarray,
+              cfg: PlanSettings) -> None:
+    """Topic relevance of each sentence (mean of its own and its window's cosine with the topic);
+    duplicates, near-duplicates and sentences below the topic floor are marked."""
+    keys: dict[tuple[str, ...], str] = {}
+    kept: list[int] = []
+    for i, s in enumerate(sents):
+        s.topic = float(0.5 * (vecs[i] @ topic_vec + wvecs[i] @ topic_vec))
+        if s.reason:
+            continue
+        key = tuple(tokens(s.text))
+        if key in keys:
+            s.reason = f"duplicate of {keys[key]}"
+            continue
+        keys[key] = s.id
+        if kept:
+            sims = vecs[kept] @ vecs[i]
+            j = int(np.argmax(sims))
+            if sims[j] >= cfg.near_duplicate:
+                s.reason = f"near-duplicate (cosine {sims[j]:.2f}) of {sents[kept[j]].id}"
+                continue
+        if s.topic < cfg.topic_floor:
+            s.reason = f"below the topic floor ({s.topic:.2f} < {cfg.topic_floor:.2f})"
+            continue
+        kept.append(i)
+
+
+def make_units(sents: list[SourceSentence], cfg: PlanSettings) -> list[Unit]:
+    """Usable sentences as units: a leaning or short sentence joins its usable predecessor."""
+    units: list[Unit] = []
+    for s in sents:
+        if s.reason:
+            continue
+        prev = units[-1].sentences if units else []
+        pairable = (len(prev) == 1 and prev[0].chunk == s.chunk and prev[0].index == s.index - 1
+                    and len(tokens(prev[0].text)) + len(tokens(s.text)) <= cfg.max_unit_words)
+        short = max(len(tokens(prev[0].text)), len(tokens(s.text))) < cfg.pair_words if prev else False
+        if pairable and (_LEANS.match(s.text) or short):
+            prev.append(s)
+        else:
+            units.append(Unit([s]))
+    return units
+
+
+def allocate(units: list[Unit], uvecs: np.ndarray, secvecs: np.ndarray, cfg: PlanSettings,
+             base: np.ndarray) -> list[list[int]]:
+    """Unit indices per section: turns in schema order, each taking its best unit by MMR."""
+    n_sec = len(secvecs)
+    picks: list[list[int]] = [[] for _ in range(n_sec)]
+    fit = uvecs @ secvecs.T  # units x sections
+    free = set(range(len(units)))
+    chosen: list[int] = []
+    for _round in range(cfg.units_per_section):
+        for s in range(n_sec):
+            if not free or len(chosen) >= cfg.max_units:
+                return picks
+            best, best_score = -1, -np.inf
+            for u in sorted(free):
+                sim = float(np.max(uvecs[chosen] @ uvecs[u])) if chosen else 0.0
+                same = sum(units[k].sentences[0].url == units[u].sentences[0].url for k in picks[s])
+                score = base[u] + cfg.w_section * fit[u, s] - cfg.mmr * sim - cfg.source_penalty * same
+                if score > best_score:
+                    best, best_score = u, score
+            units[best].score, units[best].section_fit = float(best_score), float(fit[best, s])
+            picks[s].append(best)
+            chosen.append(best)
+            free.discard(best)
+    return picks
+
+
+def number(sections: list[PlannedSection]) -> list[SourceRef]:
+    """Number sources by first use in article order; set every unit's n."""
+    by_url: dict[str, SourceRef] = {}
+    for sec in sections:
+        for u in sec.units:
+            s = u.sentences[0]
+            if s.url not in by_url:
+                by_url[s.url] = SourceRef(len(by_url) + 1, s.title, s.url)
+            u.n = by_url[s.url].n
+    return list(by_url.values())
+
+
+def build_plan(pack: ContextPack, schema: Schema, embed: Embed,
+               cfg: PlanSettings | None = None) -> WritePlan:
+    """The write plan of a topic's context pack under a schema."""
+    cfg = cfg or PlanSettings()
+    topic = pack.topic
+    chunks = candidate_chunks(pack, cfg)
+    sents = source_sentences(chunks, cfg, second_person=schema.name == "how-to")
+    sections = [PlannedSection(s.name, s.guidance) for s in schema.sections]
+    if sents:
+        queries = [" ".join(f"{topic.title}. {topic.focus}".split())]
+        queries += [f"{topic.title}. {s.name}: {s.guidance}" for s in schema.sections]
+        qv = _unit_norm(np.asarray(embed(queries), dtype=np.float32))
+        vecs = _unit_norm(np.asarray(embed([s.text for s in sents]), dtype=np.float32))
+        wvecs = _unit_norm(np.asarray(embed(windows(sents)), dtype=np.float32))
+        relevance(sents, vecs, wvecs, qv[0], cfg)
+        units = make_units(sents, cfg)
+        if units:
+            index = {s.id: i for i, s in enumerate(sents)}
+            uvecs = _unit_norm(np.stack([vecs[[index[s.id] for s in u.sentences]].mean(0)
+                                         for u in units]))
+            lean = np.array([bool(_LEANS.match(u.sentences[0].text)) for u in units], dtype=float)
+            base = np.array([cfg.w_topic * u.topic + cfg.w_rank * u.sentences[0].chunk_score
+                             for u in units]) - cfg.lean_penalty * lean
+            for sec, picked in zip(sections, allocate(units, uvecs, qv[1:], cfg, base), strict=True):
+                sec.units = [units[i] for i in picked]
+            planned = {s.id for sec in sections for u in sec.units for s in u.sentences}
+            for s in sents:
+                if not s.reason and s.id not in planned:
+                    s.reason = "not chosen: the sections were full"
+    return WritePlan(topic.title, schema.name, sections, number(sections), chunks, sents, cfg)

@@ -1,0 +1,99 @@
+"""The writer end to end: plan -> restate -> verify -> repair/quote, then the grounding check and draft gate.
+
+`write_planned(ws, pack, llm)` needs only the context pack, the topic's schema, an LLM, the
+embedder, the sparse tokenizer and a support check (`verify.rules.SupportCheck`; by default the
+workspace's `verify.support` checker). Nothing is written to disk: the write stage saves the
+article and `Written.prompt_file()` (the plan, the prompts and every sentence's attempts).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from nonseq.writing.compose import (
+    Composer,
+    SentenceRecord,
+    assemble,
+    compose_settings,
+    counts,
+    messages,
+    records_markdown,
+)
+from nonseq.writing.plan import WritePlan, build_plan, plan_settings
+
+if TYPE_CHECKING:
+    from nonseq.events import Progress
+    from nonseq.llm.base import LLM
+    from nonseq.models import ContextPack
+    from nonseq.verify.grounding import GroundingResult
+    from nonseq.verify.rules import SupportCheck
+    from nonseq.workspace import Workspace
+    from nonseq.writing.prompt import FactChunk
+    from nonseq.writing.quality import Quality
+
+
+@dataclass
+class Written:
+    """What one write produced."""
+
+    plan: WritePlan
+    records: list[SentenceRecord]
+    body: str
+    grounding: GroundingResult
+    quality: Quality
+    facts: list[FactChunk]
+    seconds: float = 0.0
+    cpu_seconds: float = 0.0
+
+    @property
+    def made(self) -> dict[str, int]:
+        """Counts of generated, repaired, quoted and dropped sentences."""
+        return counts(self.records)
+
+    @property
+    def status(self) -> str:
+        """"written", or "draft" when the draft gate kept it back."""
+        return "draft" if self.quality.draft else "written"
+
+    def prompt_file(self, model: str) -> str:
+        """The audit copy: the plan, the prompts used, and every sentence's attempts."""
+        free = "\n".join(f"- {m['role']}: {m['content']}" for m in messages("<unit>", False, False))
+        literal = "\n".join(f"- {m['role']}: {m['content']}" for m in messages("<sentence>", False, True))
+        return "\n".join([f"# Prompt: {self.plan.title}", "", "- writer: plan", f"- model: {model}",
+                          f"- made: {self.made}", "", self.plan.to_markdown(), "## Prompt (per unit)", "",
+                          free, "", "## Retry prompt (less freedom)", "", literal, "",
+                          records_markdown(self.records)])
+
+
+def instructions() -> list[str]:
+    """The instruction text the model sees (an article line repeating it is an echo)."""
+    return [m["content"] for lit in (False, True) for pair in (False, True)
+            for m in messages("", pair, lit) if m["role"] != "assistant"]
+
+
+def write_planned(ws: Workspace, pack: ContextPack, llm: LLM, *, support: SupportCheck | None = None,
+                  progress: Progress | None = None) -> Written:
+    """Plan, compose and check one article from a context pack under [writing]."""
+    from nonseq.events import Kind, Step, emit
+    from nonseq.verify.grounding import check_grounding
+    from nonseq.verify.rules import Verifier, support_for
+    from nonseq.writing.prompt import FactChunk
+    from nonseq.writing.quality import assess
+    from nonseq.writing.schemas import load_schema
+
+    started, cpu = time.perf_counter(), time.process_time()
+    cfg = ws.settings.writing
+    schema = load_schema(ws, pack.topic.schema)
+    plan = build_plan(pack, schema, ws.embedder.embed, plan_settings(cfg))
+    verifier = Verifier(support or support_for(ws), cfg.min_support)
+    records = Composer(llm, verifier, compose_settings(cfg), progress).run(plan)
+    body = assemble(plan, records, schema.headings)
+    emit(progress, Step.GROUND, Kind.START, "grounding and quality check")
+    facts = [FactChunk(n, text, url, title, "research", i)
+             for i, (n, text, url, title) in enumerate(plan.facts())]
+    grounding = check_grounding(body, facts, tokenize=ws.sparse.tokenize, embed=ws.embedder.embed)
+    quality = assess(grounding.text, grounding, instructions(), cfg)
+    return Written(plan, records, grounding.text, grounding, quality, facts,
+                   time.perf_counter() - started, time.process_time() - cpu)
