@@ -1,19 +1,23 @@
-"""Writing quality: five covered topics written from real pages, single call vs section by section.
+"""Writing bench: the planned writer on bench/writing_topics.json's topics, written from real pages.
 
-Each topic's real news pages (tests/fixtures/web, from the Scrapinghub benchmark; saved pages are
-cited by their canonical URLs) are researched into a temporary workspace, retrieved once, and
-written with the configured backend (default: the bundled SmolLM2-135M in llama.cpp) in each
-requested [writing] mode. Printed per topic and in total: words, sentences, supported share,
-citations per 100 words, markers that resolve to a listed source (must be 100%), echoed
-instruction lines, whether the quality gate kept it as a draft, and seconds.
+28 topics over the 181 real pages of ../shared/data/web/scrapinghub-aeb, split tune/test (14/14)
+at random before any writer output was seen; only the test split's figures are to be reported.
+For each topic: a temporary workspace; its pages served on 127.0.0.N (one address per page, so
+the gate sees distinct domains) and researched through the project's fetcher, extractor, chunker
+and index; the project's retrieval and gate; then the writer (plan -> restate -> verify ->
+repair/quote -> grounding check -> draft gate, `nonseq.writing.writer.write_planned`). Printed per
+topic and in total: stage, sentences, words, supported share (the project's grounding check of
+the final text), sentences holding a number or name absent from their cited sources, junk lines,
+repeated sentences, shares generated / repaired / quoted (and dropped units), the share in the
+model's own words (generated or repaired, less than 90% the same word sequence as the source),
+and seconds (wall and CPU of the writing step; research apart).
 
-    python bench/writing.py [--config FILE] [--mode both|single|sections] [--seed N] [--json]
+    python bench/writing.py [--split tune|test|all] [--topics a,b] [--json] [--out DIR] [--llm echo]
 """
 
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import os
 import re
@@ -24,164 +28,191 @@ from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-
-REPO = Path(__file__).resolve().parent.parent
-WEB = REPO / "tests" / "fixtures" / "web"
-#: The same five covered topics every run: (fixture topic, title, category, focus, schema).
-TOPICS = [
-    ("stadia", "Google Stadia game streaming launch", "software",
-     "how the launch went for players", "news"),
-    ("europa-water", "Water vapour on Jupiter's moon Europa", "space",
-     "what the telescope observations found", "explainer"),
-    ("lunar-landers", "NASA's commercial lunar lander program", "space",
-     "which companies were picked and why", "news"),
-    ("plague", "Plague cases in China", "health", "where the cases were and the risk", "news"),
-    ("meth-campaign", "South Dakota's 'Meth. We're on it' campaign", "culture",
-     "how the campaign was received", "opinion"),
-]
-_MARKER = re.compile(r"\[(\d+)\](?!\()")
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+JUNK = ("instruction", "label", "byline", "caption", "text about the page", "heading")
+_MARKERS = re.compile(r"\s*\[(\d+)\]")
 
 
-def pages_of(topic: str, folder: Path) -> list[Path]:
-    """The topic's fixture pages, written out as .html files."""
-    listing = json.loads((WEB / "pages.json").read_text(encoding="utf-8"))["pages"]
+def load_topics(split: str, only: str = "") -> list[dict[str, Any]]:
+    """The topics of a split (tune, test or all), optionally only some keys."""
+    topics = json.loads((HERE / "writing_topics.json").read_text(encoding="utf-8"))["topics"]
+    wanted = {k for k in only.split(",") if k}
+    return [t for t in topics if (split == "all" or t["split"] == split)
+            and (not wanted or t["key"] in wanted)]
+
+
+def research(ws: Any, spec: dict[str, Any]) -> tuple[Any, Any, float]:
+    """Queue the topic, research its pages from the local web, retrieve; (topic, pack, seconds)."""
+    from _localweb import LocalPages
+
+    from nonseq import queue
+    from nonseq.pipeline.research import run_research
+    from nonseq.pipeline.topics import add_topic
+    from nonseq.retrieval.pipeline import retrieve
+
+    started = time.perf_counter()
+    topic = add_topic(ws, spec["title"], spec["category"], focus=spec["focus"], schema=spec["schema"])
+    with LocalPages(spec["pages"]) as web:
+        run_research(ws, topic.id, urls=list(web.urls.values()))
+    topic = queue.get_topic(ws.db, topic.id)
+    return topic, retrieve(ws, topic), time.perf_counter() - started
+
+
+def article_sentences(written: Any) -> list[tuple[str, list[int]]]:
+    """The final text's sentences (the writer's splitter, headings aside) with their markers."""
+    from nonseq.text.sentences import split
+
     out = []
-    for page in listing:
-        if page["topic"] == topic:
-            target = folder / f"{page['id']}.html"
-            target.write_bytes(gzip.decompress((WEB / "html" / f"{page['id']}.html.gz").read_bytes()))
-            out.append(target)
+    for line in written.body.splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):
+            text = re.sub(r"^\s*(?:[-*]|\d+\.)\s+", "", line)
+            for s in split(text):
+                out.append((_MARKERS.sub("", s).strip(), [int(n) for n in _MARKERS.findall(s)]))
     return out
 
 
-def measure(path: Path, seconds: float) -> dict[str, Any]:
-    """The figures of one written article file."""
-    from nonseq.writing.articles import read_article
+def measure(written: Any) -> dict[str, Any]:
+    """The figures of one written article."""
+    from nonseq.text.prose import reject_reason
+    from nonseq.text.words import tokens
+    from nonseq.verify.rules import absent
 
-    meta, text = read_article(path)
-    body = text.split("\n## Sources\n")[0]
-    prose = "\n".join(line for line in body.splitlines() if not line.lstrip().startswith("#"))
-    words = len(re.findall(r"[^\W_]+", _MARKER.sub(" ", prose)))
-    listed = {s["n"] for s in meta.get("sources") or []}
-    markers = [int(n) for n in _MARKER.findall(body)]
-    resolved = sum(n in listed for n in markers)
-    return {"file": path.name, "status": meta.get("status", "written"), "words": words,
-            "sentences": meta.get("sentences", 0), "unsupported": meta.get("unsupported", 0),
-            "supported_share": meta.get("supported_share", 0.0),
-            "citations_per_100_words": round(100 * len(markers) / words, 1) if words else 0.0,
-            "markers": len(markers), "markers_resolved": resolved,
-            "echoed_lines": (meta.get("quality") or {}).get("echoed", 0),
-            "reasons": meta.get("draft_reasons", []), "seconds": round(seconds, 1)}
-
-
-def run_topic(ws: Any, spec: tuple[str, str, str, str, str], modes: list[str],
-              tmp: Path) -> list[dict[str, Any]]:
-    """Research one topic's pages, retrieve once, write it in each mode."""
-    from nonseq import queue
-    from nonseq.errors import NonseqError
-    from nonseq.pipeline.research import run_research
-    from nonseq.pipeline.write import compose_article
-    from nonseq.retrieval.pipeline import retrieve
-
-    key, title, category, focus, schema = spec
-    folder = tmp / key
-    folder.mkdir()
-    topic = queue.add_topic(ws.db, title, category, ws.categories, focus=focus, schema=schema)
-    run_research(ws, topic.id, files=[str(p) for p in pages_of(key, folder)])
-    topic = queue.get_topic(ws.db, topic.id)
-    pack = retrieve(ws, topic)
-    rows = []
-    for mode in modes:
-        ws.settings.writing.mode = mode
-        started = time.perf_counter()
-        try:
-            article, _ = compose_article(ws, topic, pack, lambda _e, _d: None)
-        except NonseqError as exc:  # e.g. the call's timeout: reported, the others still run
-            print(f"  {key:<14} {mode:<8} error: {exc}", file=sys.stderr)
-            rows.append({"topic": key, "mode": mode, "error": str(exc)})
-            continue
-        row = measure(Path(article.path), time.perf_counter() - started)
-        rows.append({"topic": key, "mode": mode, "facts": len(pack.research), **row})
-        print(f"  {key:<14} {mode:<8} {_line(row)}", file=sys.stderr)
-    return rows
+    facts: dict[int, list[str]] = {}
+    for n, text, _url, _title in written.plan.facts():
+        facts.setdefault(n, []).append(text)
+    sents = article_sentences(written)
+    absent_n = [s for s, marks in sents if absent(s, [t for m in marks for t in facts.get(m, [])])]
+    junk = [s for s, _m in sents if reject_reason(s, allow_second_person=True).startswith(JUNK)]
+    junk += written.quality.echoed
+    keys = [tuple(tokens(s)) for s, _m in sents]
+    repeated = len(keys) - len(set(keys)) + len(written.quality.repeated)
+    made = written.made
+    kept = sum(made[k] for k in ("generated", "repaired", "quoted")) or 1
+    own = sum(r.made in ("generated", "repaired") and r.copy_ratio < 0.9 for r in written.records)
+    body = "\n".join(line for line in written.body.splitlines() if not line.lstrip().startswith("#"))
+    return {"stage": written.status, "reasons": written.quality.reasons,
+            "sentences": written.grounding.sentences,
+            "words": len(re.findall(r"[^\W_]+", _MARKERS.sub(" ", body))),
+            "supported_share": round(written.grounding.supported_share, 3),
+            "absent": len(absent_n), "absent_sentences": absent_n, "junk": len(junk), "junk_lines": junk,
+            "repeated": repeated, **made,
+            "generated_share": round(made["generated"] / kept, 3),
+            "repaired_share": round(made["repaired"] / kept, 3),
+            "quoted_share": round(made["quoted"] / kept, 3), "own_words_share": round(own / kept, 3),
+            "units": len(written.records), "plan_rejected": written.plan.reasons(),
+            "llm_calls": sum(a.kind != "quote" for r in written.records for a in r.attempts),
+            "seconds": round(written.seconds, 1), "cpu_seconds": round(written.cpu_seconds, 1)}
 
 
-def _line(r: dict[str, Any]) -> str:
-    """One row of figures as text."""
-    resolved = r["markers_resolved"] / r["markers"] if r["markers"] else 1.0
-    return (f"{r['status']:<7} words {r['words']:>4}  sentences {r['sentences']:>3}  supported "
-            f"{r['supported_share']:>5.0%}  cites/100w {r['citations_per_100_words']:>5}  "
-            f"resolved {resolved:>5.0%}  echoed {r['echoed_lines']}  {r['seconds']:>6.1f} s")
+class EchoLLM:
+    """A stand-in model that answers with the last user message's text after its instruction."""
+
+    name = "echo"
+
+    def complete(self, messages: list[dict[str, str]], **kw: Any) -> str:
+        """The unit text back (plumbing checks without a model)."""
+        text = re.split(r"\n\n|: ", messages[-1]["content"], maxsplit=1)[-1].strip()
+        if kw.get("on_token"):
+            kw["on_token"](text)
+        return text
+
+
+def run_topic(spec: dict[str, Any], args: argparse.Namespace, root: Path) -> dict[str, Any]:
+    """One topic in its own temporary workspace."""
+    from nonseq.config import Settings
+    from nonseq.llm import build_llm
+    from nonseq.pipeline.gate import evaluate
+    from nonseq.workspace import Workspace
+    from nonseq.writing.writer import write_planned
+
+    settings = Settings()
+    settings.base_dir = root / spec["key"]
+    settings.gate.uber_passes = 0
+    settings.fetch.allow_hosts = ["127.0.0.0/8"]
+    settings.llm.seed = args.seed
+    with Workspace(settings) as ws:
+        topic, pack, research_s = research(ws, spec)
+        verdict = evaluate(pack, settings.gate)
+        llm = EchoLLM() if args.llm == "echo" else build_llm(settings.llm)
+        written = write_planned(ws, pack, llm)  # type: ignore[arg-type]
+        row = {"topic": spec["key"], "split": spec["split"], "schema": spec["schema"],
+               "pages": len(spec["pages"]), "gate": verdict.status, "research_seconds": round(research_s, 1),
+               **measure(written)}
+        if args.out:
+            out = Path(args.out)
+            out.mkdir(parents=True, exist_ok=True)
+            (out / f"{spec['key']}.md").write_text(written.body, encoding="utf-8")
+            (out / f"{spec['key']}.prompt.md").write_text(written.prompt_file(llm.name), encoding="utf-8")
+            (out / f"{spec['key']}.json").write_text(json.dumps(
+                {"row": row, "plan": written.plan.to_dict(),
+                 "records": [r.to_dict() for r in written.records]}, indent=1), encoding="utf-8")
+    return row
 
 
 def totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """Per mode: sums and the goal checks (>= 5 sentences, >= half supported, no echo)."""
-    out = {}
-    for mode in dict.fromkeys(r["mode"] for r in rows):
-        errors = sum("error" in r for r in rows if r["mode"] == mode)
-        rs = [r for r in rows if r["mode"] == mode and "error" not in r]
-        words = sum(r["words"] for r in rs)
-        sentences = sum(r["sentences"] for r in rs)
-        markers = sum(r["markers"] for r in rs)
-        out[mode] = {
-            "articles": len(rs), "errors": errors,
-            "drafts": sum(r["status"] == "draft" for r in rs),
-            "words": words, "sentences": sentences,
-            "supported_share": round(1 - sum(r["unsupported"] for r in rs) / sentences, 3)
-            if sentences else 0.0,
-            "citations_per_100_words": round(100 * markers / words, 1) if words else 0.0,
-            "markers_resolved": round(sum(r["markers_resolved"] for r in rs) / markers, 3)
-            if markers else 1.0,
-            "echoed_lines": sum(r["echoed_lines"] for r in rs),
-            "seconds": round(sum(r["seconds"] for r in rs), 1),
-            "goal_met": not errors and all(r["sentences"] >= 5 and r["supported_share"] >= 0.5
-                                           and not r["echoed_lines"] for r in rs),
-        }
-    return out
+    """Sums over the topics and the goal checks of issue 20."""
+    n = sum(r["sentences"] for r in rows)
+    kept = sum(r["generated"] + r["repaired"] + r["quoted"] for r in rows) or 1
+    unsupported = sum(round(r["sentences"] * (1 - r["supported_share"])) for r in rows)
+    t = {"topics": len(rows), "written": sum(r["stage"] == "written" for r in rows), "sentences": n,
+         "words": sum(r["words"] for r in rows),
+         "supported_share": round(1 - unsupported / n, 3) if n else 0.0,
+         "absent": sum(r["absent"] for r in rows), "junk": sum(r["junk"] for r in rows),
+         "repeated": sum(r["repeated"] for r in rows),
+         "min_sentences": min((r["sentences"] for r in rows), default=0),
+         **{k: sum(r[k] for r in rows) for k in ("generated", "repaired", "quoted", "dropped")},
+         "own_words_share": round(sum(r["own_words_share"] * (r["generated"] + r["repaired"] + r["quoted"])
+                                      for r in rows) / kept, 3),
+         "seconds": round(sum(r["seconds"] for r in rows), 1),
+         "max_seconds": max((r["seconds"] for r in rows), default=0.0),
+         "cpu_seconds": round(sum(r["cpu_seconds"] for r in rows), 1)}
+    for k in ("generated", "repaired", "quoted"):
+        t[f"{k}_share"] = round(t[k] / kept, 3)
+    t["goal"] = {"all_written": t["written"] == t["topics"], "supported_90": t["supported_share"] >= 0.9,
+                 "no_absent": t["absent"] == 0, "no_junk_or_repeats": t["junk"] + t["repeated"] == 0,
+                 "min_8_sentences": t["min_sentences"] >= 8,
+                 "own_words_25": t["generated_share"] + t["repaired_share"] >= 0.25}
+    return t
+
+
+def line(r: dict[str, Any]) -> str:
+    """One row as text."""
+    return (f"{r['stage']:<7} sent {r['sentences']:>3} words {r['words']:>4} supp {r['supported_share']:>5.0%} "
+            f"absent {r['absent']} junk {r['junk']} rep {r['repeated']}  gen {r['generated_share']:>4.0%} "
+            f"rep {r['repaired_share']:>4.0%} quo {r['quoted_share']:>4.0%} drop {r['dropped']:>2}  "
+            f"own {r['own_words_share']:>4.0%}  {r['seconds']:>5.1f} s (cpu {r['cpu_seconds']:.0f})")
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Parse arguments, run the benchmark, print the figures."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--config", default=None, help="config.toml (default: built-in defaults)")
-    parser.add_argument("--mode", choices=("both", "single", "sections"), default="both")
-    parser.add_argument("--seed", type=int, default=1, help="[llm] seed (0 = keep the config's)")
-    parser.add_argument("--topics", default="", help="only these topics (comma-separated keys)")
-    parser.add_argument("--source-bias", type=float, default=None,
-                        help="override [writing] source_bias (llama.cpp copy bias)")
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
-    args = parser.parse_args(argv)
-    from nonseq.config import Settings, load_settings
-    from nonseq.workspace import Workspace
-
-    modes = ["single", "sections"] if args.mode == "both" else [args.mode]
-    with tempfile.TemporaryDirectory(prefix="nonseq-bench-writing-") as tmp:
-        settings = load_settings(args.config, environ={}) if args.config else Settings()
-        settings.base_dir = Path(tmp)
-        settings.gate.uber_passes = 0
-        if args.seed:
-            settings.llm.seed = args.seed
-        if args.source_bias is not None:
-            settings.writing.source_bias = args.source_bias
-        rows: list[dict[str, Any]] = []
-        with Workspace(settings) as ws:
-            wanted = [t for t in args.topics.split(",") if t]
-            for spec in [t for t in TOPICS if not wanted or t[0] in wanted]:
-                rows += run_topic(ws, spec, modes, Path(tmp))
-    result = {"model": settings.llm.model_path or settings.llm.backend,
-              "source_bias": settings.writing.source_bias, "topics": rows,
-              "total": totals(rows)}
+    """Run the bench and print (or dump) the figures."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--split", choices=("tune", "test", "all"), default="tune")
+    ap.add_argument("--topics", default="", help="only these topic keys (comma-separated)")
+    ap.add_argument("--seed", type=int, default=1, help="[llm] seed")
+    ap.add_argument("--out", default="", help="keep each article, prompt file and records here")
+    ap.add_argument("--llm", choices=("config", "echo"), default="config",
+                    help="echo: a stand-in that repeats the source (plumbing checks)")
+    ap.add_argument("--json", action="store_true", help="print one JSON object")
+    args = ap.parse_args(argv)
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="writer-bench-") as tmp:
+        for spec in load_topics(args.split, args.topics):
+            rows.append(run_topic(spec, args, Path(tmp)))
+            print(f"  {rows[-1]['topic']:<18} {line(rows[-1])}", file=sys.stderr, flush=True)
+    result = {"split": args.split, "topics": rows, "total": totals(rows)}
     if args.json:
-        print(json.dumps(result))
+        print(json.dumps(result, indent=1))
         return 0
     for r in rows:
-        print(f"{r['topic']:<14} {r['mode']:<8} " + (f"error: {r['error']}" if "error" in r
-                                                       else _line(r)))
-    for mode, t in result["total"].items():
-        print(f"TOTAL {mode:<8} drafts {t['drafts']}/{t['articles']}  words {t['words']}  "
-              f"sentences {t['sentences']}  supported {t['supported_share']:.0%}  cites/100w "
-              f"{t['citations_per_100_words']}  resolved {t['markers_resolved']:.0%}  echoed "
-              f"{t['echoed_lines']}  {t['seconds']} s  goal {'met' if t['goal_met'] else 'NOT met'}")
+        print(f"{r['topic']:<18} {line(r)}")
+    t = result["total"]
+    print(f"TOTAL {t['written']}/{t['topics']} written  sentences {t['sentences']} (min {t['min_sentences']})  "
+          f"words {t['words']}  supported {t['supported_share']:.1%}  absent {t['absent']}  junk {t['junk']}  "
+          f"repeated {t['repeated']}  generated {t['generated_share']:.0%} repaired {t['repaired_share']:.0%} "
+          f"quoted {t['quoted_share']:.0%} dropped {t['dropped']}  own words {t['own_words_share']:.0%}  "
+          f"{t['seconds']} s (max {t['max_seconds']} s/article)")
+    print("goal: " + ", ".join(f"{k} {'ok' if v else 'NOT met'}" for k, v in t["goal"].items()))
     return 0
 
 

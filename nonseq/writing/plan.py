@@ -153,7 +153,7 @@ class WritePlan:
         """How many sentences each kind of reason left out."""
         out: dict[str, int] = {}
         for s in self.rejected:
-            key = s.reason.split(" (")[0].split(":")[0]
+            key = re.split(r" \(|:| of ", s.reason)[0]
             out[key] = out.get(key, 0) + 1
         return dict(sorted(out.items(), key=lambda kv: -kv[1]))
 
