@@ -1,4 +1,5 @@
-"""Test helpers: an Ollama-compatible server and a llama-cpp-python server, both on 127.0.0.1.
+"""Test helpers: an Ollama-compatible server, a llama-cpp-python server and a scripted
+OpenAI-compatible server, all on 127.0.0.1.
 
 `FakeOllama` speaks Ollama's wire format (/api/chat, /api/generate, /api/tags, /api/show,
 /api/embed, /api/version; NDJSON streaming; `format`; 404 for a model that is not pulled) and
@@ -17,7 +18,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -331,3 +332,66 @@ def _wait_ready(proc: subprocess.Popen[bytes], url: str, log: Any, timeout: floa
             pass
         time.sleep(0.2)
     raise RuntimeError(f"llama_cpp.server not ready at {url} after {timeout:g}s")
+
+
+#: answer(model, messages) -> the reply text of one chat call.
+Answer = Callable[[str, list[dict[str, Any]]], str]
+
+
+class ScriptedChat(ThreadingHTTPServer):
+    """An OpenAI-compatible server on 127.0.0.1 answering chat calls from a script.
+
+    `replies` are given in turn (the last one repeats); or `answer(model, messages)` computes each
+    reply, so one server can play several models (the request's `model` names which).
+    """
+
+    def __init__(self, replies: list[str] | None = None, answer: Answer | None = None,
+                 models: Sequence[str] = ("scripted",)) -> None:
+        self.replies = replies or [""]
+        self.answer = answer
+        self.models = list(models)
+        self.calls = 0
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                """Quiet."""
+
+            def _send(self, body: dict) -> None:
+                data = json.dumps(body).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self) -> None:  # noqa: N802
+                server: ScriptedChat = self.server  # type: ignore[assignment]
+                self._send({"object": "list", "data": [{"id": m, "object": "model"} for m in server.models]})
+
+            def do_POST(self) -> None:  # noqa: N802
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+                server: ScriptedChat = self.server  # type: ignore[assignment]
+                if server.answer is not None:
+                    reply = server.answer(str(body.get("model", "")), list(body.get("messages", [])))
+                else:
+                    reply = server.replies[min(server.calls, len(server.replies) - 1)]
+                server.calls += 1
+                self._send({"choices": [{"index": 0, "finish_reason": "stop",
+                                         "message": {"role": "assistant", "content": reply}}]})
+
+        super().__init__(("127.0.0.1", 0), Handler)
+
+    def __enter__(self) -> ScriptedChat:
+        """Serve in a daemon thread."""
+        threading.Thread(target=self.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        """Stop serving."""
+        self.shutdown()
+        self.server_close()
+
+    @property
+    def url(self) -> str:
+        """The base URL for [llm] url."""
+        return f"http://127.0.0.1:{self.server_address[1]}/v1"

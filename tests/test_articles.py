@@ -14,7 +14,6 @@ from nonseq.models import Candidate, Chunk, ContextPack, SourceKind, Topic
 from nonseq.verify.grounding import GroundingResult, check_grounding
 from nonseq.writing import articles
 from nonseq.writing.articles import (
-    clean_reply,
     find_article,
     list_articles,
     prompt_path,
@@ -22,8 +21,8 @@ from nonseq.writing.articles import (
     write_article,
 )
 from nonseq.writing.personas import get_persona
-from nonseq.writing.prompt import SourceRef, build_prompt
 from nonseq.writing.schemas import load_schema
+from nonseq.writing.sources import FactChunk, SourceRef
 
 SOURCES = [SourceRef(1, "Heat pump sales fall", "https://a.example/1"),
            SourceRef(2, "Why [costs] matter", "https://b.example/2"),
@@ -141,15 +140,6 @@ def test_invalid_slug(tmp_path: Path) -> None:
         write(tmp_path, slug="../escape")
 
 
-def test_clean_reply() -> None:
-    """A wrapping ```markdown fence and the model's own sources list are removed."""
-    reply = "```markdown\n# Title\n\nText [1].\n\n## References\n\n1. Something\n```"
-    assert clean_reply(reply) == "# Title\n\nText [1]."
-    assert clean_reply("# T\n\nA.\n\n**Sources:**\n- x") == "# T\n\nA."
-    keep = "# T\n\n## Sources of heat\n\nBody.\n\n## Sources\n\nx\n\n## Next part\n\nMore."
-    assert clean_reply(keep) == keep
-
-
 def test_list_show_and_find(tmp_path: Path) -> None:
     """Newest first; prompt copies are not articles; unreadable front matter is reported."""
     write(tmp_path, date="2026-01-01T00:00:00+00:00")
@@ -185,7 +175,7 @@ def test_cli(cli, ws) -> None:  # noqa: ANN001
 
 
 def test_pieces_compose_into_an_article(ws) -> None:  # noqa: ANN001
-    """retrieve → build_prompt → LLM → clean_reply → check_grounding → write_article."""
+    """Facts and sources → check_grounding → write_article: markers resolved, added, removed."""
     topic = Topic(title="Heat pump sales fall in Europe", slug="heat-pumps", category="climate",
                   focus="why sales dropped", persona="the-skeptic", schema="news")
 
@@ -199,18 +189,16 @@ def test_pieces_compose_into_an_article(ws) -> None:  # noqa: ANN001
         cand("Installers say the upfront cost remains the main barrier for households.",
              "https://install.example/cost", "Installer survey")])
     persona, schema = get_persona(ws, topic.persona), load_schema(ws, topic.schema)
-    prompt = build_prompt(pack, schema, persona, count_tokens=None, context_window=8192,
-                          max_tokens=1200)
-    reply = ("```markdown\n# Heat pumps stall\n\nHeat pump sales in Europe fell by 21 percent in "
-             "2024 [1]. For households, the upfront cost remains the main barrier [5]. Nobody "
-             "knows what next year brings.\n\n## Sources\n[1] x\n```")
-    body = clean_reply(reply)
-    result = check_grounding(body, prompt.facts, tokenize=ws.sparse.tokenize,
-                             embed=ws.embedder.embed, background=prompt.background)
+    facts = [FactChunk(n, c.chunk.text, c.chunk.url, c.chunk.title, "research", n - 1)
+             for n, c in enumerate(pack.research, 1)]
+    sources = [SourceRef(f.n, f.title, f.url) for f in facts]
+    body = ("# Heat pumps stall\n\nHeat pump sales in Europe fell by 21 percent in 2024 [1]. For "
+            "households, the upfront cost remains the main barrier [5]. Nobody knows what next year brings.")
+    result = check_grounding(body, facts, tokenize=ws.sparse.tokenize, embed=ws.embedder.embed)
     art = write_article(ws.articles_dir, slug=topic.slug, title=topic.title, body=result.text,
-                        sources=prompt.sources, grounding=result, category=topic.category,
+                        sources=sources, grounding=result, category=topic.category,
                         persona=persona.name, schema=schema.name, model="fake",
-                        prompt=prompt.to_markdown(topic.title, reply=reply))
+                        prompt="# Prompt\n\n[5] was the model's", made={"generated": 3})
     meta, text = read_article(Path(art.path))
     assert (meta["resolved"], meta["removed"], meta["added"]) == (1, 1, 1)
     assert (meta["citations"], meta["unsupported"], meta["sentences"]) == (2, 1, 3)
@@ -218,17 +206,6 @@ def test_pieces_compose_into_an_article(ws) -> None:  # noqa: ANN001
     assert [s["url"] for s in meta["sources"]] == ["https://ehpa.example/stats",
                                                    "https://install.example/cost"]
     audit = prompt_path(Path(art.path)).read_text(encoding="utf-8")
-    assert "=== RESEARCH FACTS ===" in audit and "[5]" in audit
+    assert "[5]" in audit and meta["made"] == {"generated": 3} and art.made == {"generated": 3}
     assert yaml.safe_load(Path(art.path).read_text(encoding="utf-8").split("---")[1])["slug"] == \
         "heat-pumps"
-
-
-def test_clean_reply_drops_preambles_and_repeated_lines() -> None:
-    from nonseq.writing.articles import clean_reply
-
-    reply = ("Here is the article:\n<<<Title: X>>\n\nThe early reviews are here, and not great [2].\n[CNBC]\n"
-             "You are going to see a number of things.\nThe early reviews are here, and not great [1].\n"
-             "[CNBC]\n\nThe early reviews are here, and not great.\n\nA new paragraph that is different.")
-    assert clean_reply(reply) == ("The early reviews are here, and not great [2].\n[CNBC]\n"
-                                  "You are going to see a number of things.\n[CNBC]\n\n"
-                                  "A new paragraph that is different.")

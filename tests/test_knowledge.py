@@ -11,10 +11,10 @@ import subprocess
 import sys
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from llm_servers import ScriptedChat
 
 from nonseq import knowledge, queue
 from nonseq.config import load_settings
@@ -279,39 +279,6 @@ def test_queue_edit_category_moves_research(cli, isolated: Path) -> None:  # noq
     assert _count(research_collection("science")) == 0
 
 
-class _ScriptedChat(ThreadingHTTPServer):
-    """An OpenAI-compatible server on 127.0.0.1 answering chat calls with scripted replies in turn."""
-
-    def __init__(self, replies: list[str]) -> None:
-        self.replies = replies
-        self.calls = 0
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:
-                """Quiet."""
-
-            def _send(self, body: dict) -> None:
-                data = json.dumps(body).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def do_GET(self) -> None:  # noqa: N802
-                self._send({"object": "list", "data": [{"id": "scripted", "object": "model"}]})
-
-            def do_POST(self) -> None:  # noqa: N802
-                self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                server: _ScriptedChat = self.server  # type: ignore[assignment]
-                reply = server.replies[min(server.calls, len(server.replies) - 1)]
-                server.calls += 1
-                self._send({"choices": [{"index": 0, "finish_reason": "stop",
-                                         "message": {"role": "assistant", "content": reply}}]})
-
-        super().__init__(("127.0.0.1", 0), Handler)
-
-
 def test_llm_facts_need_a_real_quote_and_support(cli, isolated: Path,  # noqa: ANN001
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """The LLM's fact is kept with its model and prompt version when its quote is in the page;
@@ -323,7 +290,7 @@ def test_llm_facts_need_a_real_quote_and_support(cli, isolated: Path,  # noqa: A
     good = {"text": sentence.strip() + ".", "quote": sentence.strip(), "kind": "evergreen"}
     invented = {"text": "Apple sold nine billion MacBook Pro keyboards in 1850.",
                 "quote": "Apple sold nine billion MacBook Pro keyboards in 1850", "kind": "topic"}
-    server = _ScriptedChat([json.dumps({"facts": [good, invented]}), "no JSON here, sorry"])
+    server = ScriptedChat([json.dumps({"facts": [good, invented]}), "no JSON here, sorry"])
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

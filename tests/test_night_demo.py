@@ -95,10 +95,12 @@ def test_demo_runs_offline_and_ends_with_the_article_path(cli: Any, isolated: Pa
     assert meta["model"] == "llamacpp:SmolLM2-135M-Instruct" and meta["category"] == "space"
     for figure in ("citations", "resolved", "added", "removed", "unsupported", "sentences"):
         assert isinstance(meta[figure], int)
-    assert meta["sources_provided"] >= 2  # the relevant pages reached the prompt
+    assert meta["sources_provided"] >= 2  # the relevant pages reached the plan
+    assert meta["status"] == "written" and meta["sentences"] >= 8, meta  # issue 20: the demo ends written
+    assert set(meta["made"]) == {"generated", "repaired", "quoted", "dropped"}
     assert "## Sources" in text
     prompt = (article.parent / meta["prompt"]).read_text(encoding="utf-8")
-    assert "europa" in prompt.lower() and "=== RESEARCH FACTS ===" in prompt
+    assert "europa" in prompt.lower() and "## Write plan" in prompt
 
 
 def test_ctrl_c_while_writing_leaves_a_resumable_topic(no_uber: Path) -> None:

@@ -2,9 +2,9 @@
 
 Real parts: saved news pages (their canonical URL gives each its own domain) read with
 `research --file`, embedded Qdrant, the bundled embedder, and the OpenAI-compatible backend over
-HTTP on 127.0.0.1. That server answers with the prompt's own source sentences, each cited: what
-is under test here is the stage machine, and the bundled SmolLM2 costs ~40 CPU-seconds an article
-(the writing itself is covered by test_write_e2e).
+HTTP on 127.0.0.1. That server restates each planned source sentence as it is: what is under test
+here is the stage machine, and the bundled SmolLM2 costs minutes an article (the writing itself is
+covered by test_write_e2e and test_writer).
 """
 
 from __future__ import annotations
@@ -28,17 +28,12 @@ HTML = Path(__file__).parent / "fixtures" / "web" / "html"
 #: Saved pages by topic: (file id prefix, canonical domain).
 STADIA = {"digg": "680c2848", "hollywood": "8267acac"}
 PLAGUE = {"sun": "8b194530", "smithsonian": "ea25dd7e", "express": "ba4dfe2d"}
-SOURCE_RE = re.compile(r"<<<SOURCE \[(\d+)\][^\n]*\n(?:title: [^\n]*\n)?(?:url: [^\n]*\n)?(.*?)\n>>>END",
-                       re.DOTALL)
 
 
-def cited_reply(prompt: str) -> str:
-    """An article made of the first sentence of each source in the prompt, each cited."""
-    lines = ["# Plague cases in China", ""]
-    for n, text in SOURCE_RE.findall(prompt)[:4]:
-        first = re.split(r"(?<=[.!?])\s+", " ".join(text.split()))[0]
-        lines.append(f"{first.rstrip('.')} [{n}].")
-    return "\n".join(lines) + "\n"
+def restated(messages: list[dict[str, Any]]) -> str:
+    """The planned source sentence of the writer's last message, unchanged (a faithful restatement)."""
+    last = str(messages[-1].get("content", "")) if messages else ""
+    return re.split(r"\n\n|: ", last, maxsplit=1)[-1].strip()
 
 
 class _Writer(BaseHTTPRequestHandler):
@@ -63,9 +58,8 @@ class _Writer(BaseHTTPRequestHandler):
         if self.path != "/v1/chat/completions":
             self._send(404, {"error": "not found"})
             return
-        prompt = "\n".join(str(m.get("content", "")) for m in body.get("messages", []))
         self._send(200, {"choices": [{"message": {"role": "assistant",
-                                                  "content": cited_reply(prompt)}}]})
+                                                  "content": restated(body.get("messages", []))}}]})
 
 
 @pytest.fixture
@@ -97,9 +91,8 @@ def env(isolated: Path, writer_url: str) -> Path:
     """A workspace without Uber passes (no search here), writing through the local server."""
     text = (f'[gate]\nuber_passes = 0\n\n[llm]\nbackend = "openai"\nurl = "{writer_url}"\n'
             "\n[retrieval]\nfinal_top = 4\nevergreen_top = 0\npersona_top = 2\n")
-    writing = {"mode": '"single"', "cite_constraint": "false", "min_sentences": "0",
-               "min_supported_share": "0.0", "echo_words": "50"}
-    if "writing" in Settings.model_fields:  # only what the writer here knows: no drafts, one call
+    writing = {"min_sentences": "0", "min_supported_share": "0.0", "echo_words": "50"}
+    if "writing" in Settings.model_fields:  # only what the writer here knows: no drafts
         known = Settings.model_fields["writing"].annotation.model_fields  # type: ignore[union-attr]
         text += "\n[writing]\n" + "".join(f"{k} = {v}\n" for k, v in writing.items() if k in known)
     (isolated / "config.toml").write_text(text, encoding="utf-8")
@@ -149,7 +142,7 @@ def test_insufficient_topic_is_reopened_and_written_then_written_again(cli: Any,
     assert written["outcome"] == "written" and written["stage"] == "written"
     first = Path(written["article"]["path"])
     assert first.name == "bubonic-plague-cases-in-china.md"
-    assert written["prompt"]["voice_from_file"] > 0  # persona not loaded: said in the stats
+    assert written["prompt"]["units"] > 0 and written["prompt"]["generated"] > 0  # the plan's units
 
     refused = cli("write", "1", code=1)
     assert "--force" in refused.stderr and refused.stderr.count("\n") == 1

@@ -19,7 +19,7 @@ from tests.web import LocalWeb
 pytestmark = [pytest.mark.slow]
 
 FRONT_MATTER = ("title", "slug", "category", "persona", "schema", "date", "model", "sources",
-                "citations", "resolved", "added", "removed", "unsupported", "sentences")
+                "citations", "resolved", "added", "removed", "unsupported", "sentences", "made")
 
 
 @pytest.fixture

@@ -52,6 +52,8 @@ def print_write_result(result: WriteResult) -> None:
                   f"(resolved {art.resolved}, added {art.added}, removed {art.removed}), "
                   f"unsupported sentences {art.unsupported}/{art.sentences} "
                   f"(supported {art.supported_share:.0%}), {result.seconds:.1f} s")
+    if art.made:
+        console.print("  sentences " + ", ".join(f"{k} {v}" for k, v in art.made.items()))
     if result.facts is not None:
         print_facts_after_write(result.facts, topic.id or 0)
     if result.facts_error:

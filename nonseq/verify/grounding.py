@@ -28,7 +28,7 @@ Tokenizer = Callable[[str], list[str]]
 Embed = Callable[[list[str]], np.ndarray]
 
 class FactLike(Protocol):
-    """What the check needs from a fact chunk (prompt.FactChunk fits)."""
+    """What the check needs from a fact chunk (writing.sources.FactChunk fits)."""
 
     n: int
     text: str

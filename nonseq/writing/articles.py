@@ -3,7 +3,7 @@
 `articles/<slug>.md` never silently replaces an earlier article: the next free name
 `<slug>-2.md`, `<slug>-3.md`... is taken (claimed with a hard link, so two writers cannot pick the
 same one), unless force=True. The prompt used is saved beside it as `<stem>.prompt.md`.
-Sources are numbered as in the prompt; the article lists the ones it cites.
+Sources are numbered as in the write plan; the article lists the ones it cites.
 """
 
 from __future__ import annotations
@@ -22,56 +22,17 @@ from typing import TYPE_CHECKING, Any
 from nonseq.errors import NotFoundError, UsageError
 from nonseq.models import Article, ArticleStatus
 from nonseq.text.citations import cited_numbers, resolve_everywhere
-from nonseq.text.markers import ANY_MARKER_RE
 
 if TYPE_CHECKING:
     from nonseq.verify.grounding import GroundingResult
-    from nonseq.writing.prompt import SourceRef
     from nonseq.writing.quality import Quality
+    from nonseq.writing.sources import SourceRef
 
 PROMPT_SUFFIX = ".prompt.md"
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,99}$")
 FIGURES = ("citations", "resolved", "added", "removed", "unsupported", "sentences",
            "supported_share")
-_SOURCES_HEADING_RE = re.compile(
-    r"^\s{0,3}(?:#{1,6}\s*)?(?:\*\*|__)?(?:sources|references|bibliography|citations|works cited)"
-    r"\s*:?\s*(?:\*\*|__)?\s*:?\s*$", re.IGNORECASE | re.MULTILINE)
-_WRAPPED_RE = re.compile(r"^\s*(`{3,}|~{3,})(?:markdown|md)?\s*\n(.*)\n\1\s*$", re.DOTALL)
 _H1_RE = re.compile(r"^\s*#\s+(.+?)\s*#*\s*$")
-
-
-def clean_reply(text: str) -> str:
-    """The model's article without a wrapping ```markdown fence or its own sources list."""
-    text = text.strip()
-    wrapped = _WRAPPED_RE.match(text)
-    if wrapped:
-        text = wrapped.group(2).strip()
-    heads = list(_SOURCES_HEADING_RE.finditer(text))
-    if heads and not re.search(r"^\s{0,3}#{1,2}\s", text[heads[-1].end():], re.MULTILINE):
-        text = text[:heads[-1].start()].rstrip()
-    return drop_repeats(text).strip()
-
-
-#: Chat preambles and echoes of the prompt's source fences, which never belong in an article.
-_PREAMBLE_RE = re.compile(r"^\s*(?:here is (?:the|your|an) article\b.*|\[article\]\s*|<<<.*|>>>.*)$",
-                          re.IGNORECASE)
-
-
-def drop_repeats(text: str) -> str:
-    """Remove chat preambles and paragraphs or lines that repeat earlier ones (a small model's loops)."""
-    seen: set[str] = set()
-    kept = []
-    for para in re.split(r"\n\s*\n", text):
-        lines = []
-        for line in para.split("\n"):
-            key = re.sub(r"\W+", " ", ANY_MARKER_RE.sub("", line).lower()).strip()
-            if _PREAMBLE_RE.match(line) or (len(key) >= 20 and key in seen):
-                continue
-            seen.add(key)
-            lines.append(line)
-        if any(line.strip() for line in lines):
-            kept.append("\n".join(lines).strip("\n"))
-    return "\n\n".join(kept)
 
 
 def headline(body: str) -> str:

@@ -220,6 +220,8 @@ class Composer:
                 emit(self.progress, Step.GENERATE, Kind.UPDATE, f"sentence {len(records) + 1}/{total} ({sec.name})",
                      done=len(records), total=total)
                 records.append(self.unit(si, u))
+                if records[-1].text:
+                    emit(self.progress, Step.GENERATE, Kind.TEXT, f"{records[-1].text}\n")
         return records
 
 

@@ -27,7 +27,7 @@ from nonseq.models import DropReason, SourceKind
 from nonseq.text.prose import reject_reason
 from nonseq.text.sentences import split, strip_dateline
 from nonseq.text.words import tokens
-from nonseq.writing.prompt import SourceRef
+from nonseq.writing.sources import SourceRef
 
 if TYPE_CHECKING:
     from nonseq.config import WritingSettings

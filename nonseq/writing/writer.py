@@ -30,8 +30,8 @@ if TYPE_CHECKING:
     from nonseq.verify.grounding import GroundingResult
     from nonseq.verify.rules import SupportCheck
     from nonseq.workspace import Workspace
-    from nonseq.writing.prompt import FactChunk
     from nonseq.writing.quality import Quality
+    from nonseq.writing.sources import FactChunk
 
 
 @dataclass
@@ -79,9 +79,9 @@ def write_planned(ws: Workspace, pack: ContextPack, llm: LLM, *, support: Suppor
     from nonseq.events import Kind, Step, emit
     from nonseq.verify.grounding import check_grounding
     from nonseq.verify.rules import Verifier, support_for
-    from nonseq.writing.prompt import FactChunk
     from nonseq.writing.quality import assess
     from nonseq.writing.schemas import load_schema
+    from nonseq.writing.sources import FactChunk
 
     started, cpu = time.perf_counter(), time.process_time()
     cfg = ws.settings.writing
