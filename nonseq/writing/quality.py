@@ -1,7 +1,7 @@
 """The quality gate after generation: is this reply an article, or only a draft?
 
 A reply is a draft when a body line echoes the instructions (shares `echo_words` consecutive words
-with the ARTICLE STRUCTURE or TASK text), when lines repeat, when it has fewer than
+with the writer's instructions), when lines repeat, when it has fewer than
 `min_sentences` sentences, or when too small a share of its sentences is supported by the facts.
 """
 

@@ -57,7 +57,7 @@ class Schema:
     overrides_bundled: bool = field(default=False, compare=False)
 
     def render(self) -> str:
-        """The ARTICLE STRUCTURE block of the prompt."""
+        """The schema as text (`nonseq schema show`)."""
         lines = [f"Article type: {self.name} ({self.description})",
                  f"Length: about {self.target_words} words.",
                  f"Opening: {self.opening}"]
