@@ -72,10 +72,10 @@ class Quality:
 
 
 def assess(body: str, grounding: GroundingResult, instructions: Sequence[str],
-           cfg: WritingSettings, raw: str | None = None) -> Quality:
-    """The gate's four tests on a grounded body (loops are looked for in the raw reply)."""
+           cfg: WritingSettings) -> Quality:
+    """The gate's four tests on a grounded body."""
     echoed = echoed_lines(body, instructions, cfg.echo_words)
-    repeated = repeated_lines(body if raw is None else raw)
+    repeated = repeated_lines(body)
     share = grounding.supported_share
     reasons = []
     if echoed:
