@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -42,6 +43,17 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """A server that does not print a traceback when a client hangs up early."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Ignore dropped connections (the fetcher closes them when it has what it needs)."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 class LocalPages:
     """Serve the given page ids on 127.0.0.N:port (N from FIRST_HOST), each at its original path."""
 
@@ -49,7 +61,7 @@ class LocalPages:
         truth = json.loads((DATA / "ground-truth.json").read_text(encoding="utf-8"))
         self.urls: dict[str, str] = {}
         self.by_address: dict[tuple[str, str], str] = {}
-        self.servers: list[ThreadingHTTPServer] = []
+        self.servers: list[_QuietServer] = []
         self.port = port
         self._pages = [(pid, urlsplit(truth[pid]["url"]).path or "/") for pid in page_ids]
 
@@ -57,8 +69,7 @@ class LocalPages:
         """Start one server per page address."""
         for i, (pid, path) in enumerate(self._pages):
             ip = f"127.0.0.{FIRST_HOST + i}"
-            server = ThreadingHTTPServer((ip, self.port), _Handler)
-            server.daemon_threads = True
+            server = _QuietServer((ip, self.port), _Handler)
             server.site = self  # type: ignore[attr-defined]
             self.port = server.server_address[1]
             threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
