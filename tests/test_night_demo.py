@@ -23,9 +23,10 @@ pytestmark = [pytest.mark.slow]
 
 @pytest.fixture
 def no_uber(web_env: Path) -> Path:
-    """The local-web workspace without automatic Uber Research and with short generations."""
+    """The local-web workspace without automatic Uber Research and with short articles (6 planned units)."""
     config = web_env / "config.toml"
-    config.write_text(config.read_text() + "\n[gate]\nuber_passes = 0\n\n[llm]\nmax_tokens = 200\n")
+    config.write_text(config.read_text() + "\n[gate]\nuber_passes = 0\n\n[llm]\nmax_tokens = 200\n"
+                      "\n[writing]\nmax_units = 6\n")
     return web_env
 
 
