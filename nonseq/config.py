@@ -98,7 +98,11 @@ class EmbeddingSettings(Section):
     )
     model_path: str = Field("", description="Local model folder (fastembed/sentence-transformers)")
     ollama_url: str = Field("http://127.0.0.1:11434", description="Ollama server for embeddings")
-    batch_size: int = Field(32, ge=1, le=1024, description="Texts per embedding batch")
+    batch_size: int = Field(
+        2, ge=1, le=1024,
+        description="Texts per embedding batch; fastembed's peak memory grows with it (15 MB a text) "
+        "and its speed does not",
+    )
     threads: int = Field(0, ge=0, le=256, description="ONNX threads; 0 = all cores")
 
 
@@ -126,6 +130,14 @@ class ResearchSettings(Section):
     )
     max_file_bytes: int = Field(
         10_000_000, ge=1000, description="Largest local file read by --file (refused before reading)"
+    )
+    max_chunks_per_page: int = Field(
+        300, ge=1, le=100_000,
+        description="Most chunks indexed from one web page (the first ones); a page cut short is reported",
+    )
+    max_chunks_per_file: int = Field(
+        2000, ge=1, le=1_000_000,
+        description="Most chunks indexed from one --file (the first ones); a file cut short is reported",
     )
 
 

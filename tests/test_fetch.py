@@ -71,6 +71,29 @@ def test_stream_yields_pages_as_they_complete(local_web: LocalWeb, registry: Dom
     assert asyncio.run(run()) == [fast, slow]
 
 
+def test_a_slow_consumer_holds_at_most_concurrency_pages(local_web: LocalWeb, registry: DomainRegistry) -> None:
+    """Pages fetched but not yet taken count against [fetch] concurrency: memory stays bounded."""
+    urls = [local_web.url("news-b.test", f"/slow-page?ms=1&n={n}") for n in range(12)]
+
+    async def run() -> tuple[int, int]:
+        fetcher = Fetcher(local_web.fetch_settings(concurrency=3, per_domain=3), registry, local_web.resolve)
+        stream = fetcher.stream(urls)
+        await anext(stream)  # take one page, then stop taking
+        stats = local_web.stats["news-b.test"]
+        settled, seen = 0, -1
+        while settled < 10:  # wait until no new request has started for a while
+            await asyncio.sleep(0.05)
+            settled, seen = (settled + 1, seen) if len(stats.requests) == seen else (0, len(stats.requests))
+        started_while_waiting = len(stats.requests)
+        rest = [page async for page in stream]
+        return started_while_waiting, len(rest)
+
+    local_web.reset_stats()
+    started, rest = asyncio.run(run())
+    assert started <= 1 + 3, f"{started} pages requested while the consumer held one"
+    assert rest == 11
+
+
 HOSTILE = [
     ("/huge", Outcome.TOO_LARGE, "cut"),
     ("/huge-declared", Outcome.TOO_LARGE, "Content-Length"),

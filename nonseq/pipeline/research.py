@@ -21,6 +21,7 @@ from collections import Counter
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
@@ -69,6 +70,9 @@ class ResearchSummary:
     queued_chunks: int = 0
     stale_removed: int = 0
     domains: list[str] = field(default_factory=list)
+    #: Pages and files cut short by [research] max_chunks_per_page / max_chunks_per_file:
+    #: {"url", "kept", "setting"}.
+    capped: list[dict[str, Any]] = field(default_factory=list)
     seconds: float = 0.0
     stage: str = Stage.RESEARCHING.value
 
@@ -85,8 +89,8 @@ class ResearchSummary:
             "found": self.found, "blocked": self.blocked, "fetched": self.fetched,
             "failed": dict(sorted(self.failed.items())), "chunks": self.chunks,
             "stale_removed": self.stale_removed, "distinct_domains": self.distinct_domains,
-            "domains": list(self.domains), "seconds": round(self.seconds, 2),
-            "stage": self.stage,
+            "domains": list(self.domains), "capped": [dict(c) for c in self.capped],
+            "seconds": round(self.seconds, 2), "stage": self.stage,
         }
 
 
@@ -127,7 +131,7 @@ def run_research(
     except Exception as exc:
         queue.fail(ws.db, topic.id, exc, prefix="research failed: ")
         raise
-    brief = {k: v for k, v in run.summary.to_dict().items() if k not in ("domains", "stage")}
+    brief = {k: v for k, v in run.summary.to_dict().items() if k not in ("domains", "stage", "capped")}
     queue.move(ws.db, topic.id, Stage.RESEARCHED, reason=_reason(run.summary), data=brief)
     run.summary.stage = Stage.RESEARCHED.value
     run.report("done")
@@ -302,6 +306,8 @@ class _Run:
         self.chunker: Chunker | None = None
         self.pending: list[Chunk] = []
         self.indexer = _Indexer(ws, self.collection)
+        #: Chunks handed to the indexer but not yet written from which the next page waits.
+        self._most_queued = 4 * self.settings.index_batch
         self.indexed_urls: set[str] = set()
         self.failed: Counter[str] = Counter()
 
@@ -390,6 +396,9 @@ class _Run:
             loop = asyncio.get_running_loop()
             extraction, chunks = await loop.run_in_executor(extract_pool, self._process, page)
             self._apply(source, extraction)
+            if extraction.capped:
+                source.reason = f"kept the first {len(chunks)} chunks ({extraction.capped})"
+                self._note_capped(page_url(source), len(chunks), extraction.capped)
         source.topic_slug = self.topic.slug
         self._count(source, chunks)
         queue.record_sources(self.ws.db, self.topic, [source])
@@ -397,6 +406,15 @@ class _Run:
         self._submit()
         self._collect()
         self.report("page")
+        while self.indexer.queued > self._most_queued:  # back-pressure: the next page waits for the indexer
+            await self.indexer.wait()
+            self._collect()
+
+    def _note_capped(self, url: str, kept: int, setting: str) -> None:
+        """Record and announce a page or file cut short by its chunk cap."""
+        self.summary.capped.append({"url": url, "kept": kept, "setting": setting})
+        emit(self.progress, Step.PAGE, Kind.NOTE, f"{url}: kept the first {kept} chunks ({setting})",
+             data=self.summary)
 
     def _process(self, page: Any) -> tuple[Extraction, list[Chunk]]:
         """Worker thread: extract the page and cut it into chunks with provenance."""
@@ -413,9 +431,14 @@ class _Run:
         domain = LOCAL_DOMAIN if local else registrable_domain(url)
         boost = 0.0 if local else self.ws.domains.boost(url)
         assert self.chunker is not None
-        chunks = self.chunker.chunks(doc, topic_slug=self.topic.slug,
-                                     category=self.topic.category, domain=domain,
-                                     trust_boost=boost)
+        cap, setting = ((self.settings.max_chunks_per_file, "max_chunks_per_file") if local
+                        else (self.settings.max_chunks_per_page, "max_chunks_per_page"))
+        made = self.chunker.iter_chunks(doc, topic_slug=self.topic.slug, category=self.topic.category,
+                                        domain=domain, trust_boost=boost)
+        chunks = list(islice(made, cap + 1))  # the chunker stops there: the rest is never cut or counted
+        if len(chunks) > cap:
+            del chunks[cap:]
+            extraction.capped = f"[research] {setting}"
         for chunk in chunks:
             chunk.extra = {RUN_KEY: self.run_id, ORIGIN_KEY: self.origin}
         return extraction, chunks

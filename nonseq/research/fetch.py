@@ -254,10 +254,15 @@ class Fetcher:
             headers=self._headers(), timeout=httpx.Timeout(self.settings.timeout),
         ) as client:
             self._client = client
-            tasks = [asyncio.create_task(self._fetch_one(url)) for url in todo]
+            # A fetched page holds its slot until the consumer takes it: at most `concurrency`
+            # pages are in flight or waiting, however slowly they are consumed (bounded memory).
+            window = asyncio.Semaphore(self.settings.concurrency)
+            tasks = [asyncio.create_task(self._fetch_in(window, url)) for url in todo]
             try:
                 for done in asyncio.as_completed(tasks):
-                    yield await done
+                    page = await done
+                    yield page
+                    window.release()
             finally:
                 for task in tasks:
                     task.cancel()
@@ -288,6 +293,11 @@ class Fetcher:
         return {"User-Agent": self.settings.user_agent,
                 "Accept": "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.1",
                 "Accept-Language": "en;q=0.9,*;q=0.5", "Accept-Encoding": ACCEPT_ENCODING}
+
+    async def _fetch_in(self, window: asyncio.Semaphore, url: str) -> FetchedPage:
+        """Fetch one URL once the window has room (stream() gives the room back when the page is taken)."""
+        await window.acquire()
+        return await self._fetch_one(url)
 
     async def _fetch_one(self, url: str) -> FetchedPage:
         """Fetch one URL under the global limit; never raises (except cancellation)."""

@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from nonseq.events import Event, Kind, Step
-from nonseq.ui.console import console, err_console
+from nonseq.ui.console import console, err_console, safe
 
 if TYPE_CHECKING:
     from nonseq.pipeline.research import ResearchSummary
@@ -34,7 +34,7 @@ class ResearchProgress:
     def __call__(self, event: Event) -> None:
         """Show the running summary (the bars appear with the first event: input is checked by then)."""
         s: ResearchSummary | None = event.data
-        if s is None or event.kind is Kind.DONE:
+        if s is None or event.kind in (Kind.DONE, Kind.NOTE):
             return
         if not self.bars.live.is_started:
             self.bars.start()
@@ -60,5 +60,8 @@ def print_research(s: ResearchSummary) -> None:
     console.print(f"  chunks: {s.chunks} indexed into {s.collection} from "
                   f"{s.distinct_domains} domain(s)"
                   + (f", {s.stale_removed} stale removed" if s.stale_removed else ""))
+    for cut in s.capped:
+        console.print(f"  [yellow]cut short[/yellow]: {safe(cut['url'])}: kept the first {cut['kept']} chunks "
+                      f"({cut['setting']})", soft_wrap=True)
     if not s.chunks:
         console.print("  [yellow]no chunks indexed[/yellow]: add sources with --url or --file")
