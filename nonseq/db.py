@@ -163,11 +163,17 @@ def m003_knowledge(conn: sqlite3.Connection) -> None:
     )
 
 
+def m004_fact_pages(conn: sqlite3.Connection) -> None:
+    """The document pages a fact's quote stands on (PDFs), as a JSON list."""
+    conn.execute("ALTER TABLE facts ADD COLUMN pages TEXT NOT NULL DEFAULT '[]'")
+
+
 #: Numbered migrations, applied in order and recorded in schema_migrations.
 MIGRATIONS: list[tuple[str, Callable[[sqlite3.Connection], None]]] = [
     ("m001_initial", m001_initial),
     ("m002_facts_and_runs", m002_facts_and_runs),
     ("m003_knowledge", m003_knowledge),
+    ("m004_fact_pages", m004_fact_pages),
 ]
 
 

@@ -210,7 +210,8 @@ class Workspace:
         """A new fetcher: [fetch] settings (its `hosts` map included) and the domain registry."""
         from nonseq.research.fetch import Fetcher
 
-        return Fetcher(self.settings.fetch, self.domains)
+        return Fetcher(self.settings.fetch, self.domains,
+                       max_document_bytes=self.settings.research.max_document_bytes)
 
     def close(self) -> None:
         """Close everything that was opened, newest first."""

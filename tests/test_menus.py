@@ -186,7 +186,7 @@ def _own_sources(t: Terminal, *entries: str) -> None:
     t.wait("Uber Research")
     t.press("2")
     for n, entry in enumerate((*entries, ""), 1):
-        t.wait(f"URL or file path {n}")
+        t.wait(f"URL, file or folder {n}")
         t.type(entry)
 
 

@@ -17,7 +17,7 @@ from nonseq.db import transaction
 from nonseq.index.store import EVERGREEN, knowledge_collection, research_collection
 from nonseq.knowledge import records
 from nonseq.knowledge.records import FactRecord
-from nonseq.models import Chunk, FactStatus, SourceKind, content_hash
+from nonseq.models import LOCAL_DOMAIN, Chunk, FactStatus, SourceKind, content_hash
 
 if TYPE_CHECKING:
     from nonseq.workspace import Workspace
@@ -52,11 +52,13 @@ def fact_chunk(ws: Workspace, fact: FactRecord) -> Chunk:
     """The knowledge chunk a fact becomes: its text, provenance and evidence in the payload."""
     kind = SourceKind.EVERGREEN if fact.evergreen else SourceKind.KNOWLEDGE
     boost = ws.domains.boost(fact.url) if fact.url.startswith("http") else 0.0
+    if fact.url.startswith("file:") and fact.domain == LOCAL_DOMAIN:
+        boost = ws.settings.research.local_boost
     return Chunk(
         text=fact.text, topic_slug=fact.topic_slug, category=fact.category, url=fact.url,
         domain=fact.domain, title=fact.title, published=fact.published,
         content_hash=content_hash(fact.text), trust_boost=boost, source_kind=kind,
-        position=int(fact.id or 0),
+        position=int(fact.id or 0), pages=list(fact.pages),
         extra={"fact_id": fact.id, UID_KEY: fact.uid, "quote": fact.quote,
                "fetched_at": fact.fetched_at, "support": fact.support, "flags": list(fact.flags),
                "extractor": fact.extractor, "sources": fact.sources,

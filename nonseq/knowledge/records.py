@@ -45,6 +45,8 @@ class FactRecord:
     quote: str = ""
     quote_start: int = -1
     quote_end: int = -1
+    #: The document pages the quote stands on (a PDF's; empty for web pages).
+    pages: list[int] = field(default_factory=list)
     extractor: str = ""
     support: float | None = None
     flags: list[str] = field(default_factory=list)
@@ -81,10 +83,10 @@ class FactRecord:
 
 
 _COLUMNS = ("uid", "topic_id", "topic_slug", "category", "kind", "text", "original_text", "url",
-            "title", "domain", "published", "fetched_at", "quote", "quote_start", "quote_end",
+            "title", "domain", "published", "fetched_at", "quote", "quote_start", "quote_end", "pages",
             "extractor", "support", "flags", "status", "decisions", "corroborations", "point_id",
             "collection", "created_at", "updated_at")
-_JSON = ("flags", "decisions", "corroborations")
+_JSON = ("flags", "decisions", "corroborations", "pages")
 
 
 def _from_row(row: sqlite3.Row) -> FactRecord:
