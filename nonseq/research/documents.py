@@ -156,6 +156,12 @@ class DocumentReader:
         doc.title = doc.title or title_from_name(name)
         return doc
 
+    @property
+    def reading(self) -> int:
+        """How many documents are being read right now (child processes running)."""
+        with self._lock:
+            return len(self._children)
+
     def close(self) -> None:
         """Kill the child processes still reading (a cancelled run); later reads are refused."""
         with self._lock:

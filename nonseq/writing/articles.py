@@ -93,8 +93,8 @@ def sources_section(sources: Sequence[SourceRef]) -> str:
     lines = ["## Sources", ""]
     for s in sorted(sources, key=lambda s: s.n):
         link = f" — <{s.url}>" if s.url else ""
-        if s.location != s.url:
-            link = f" — {_escape(s.location)}"
+        if s.location != s.url:  # a local file: its path, as code (nothing in it is Markdown)
+            link = f" — `{s.location}`" if "`" not in s.location else f" — {_escape(s.location)}"
         lines.append(f"- [{s.n}] {_escape(s.label)}{link}")
     if len(lines) == 2:
         lines.append("No sources are cited in this article.")
