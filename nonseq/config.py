@@ -220,8 +220,8 @@ class RetrievalSettings(Section):
     rrf_k: int = Field(60, ge=1, le=1000, description="k of the dense + sparse RRF (knowledge)")
     scroll_limit: int = Field(
         10000, ge=100,
-        description="Largest knowledge/evergreen/persona collection scored locally; bigger ones "
-        "use Qdrant's hybrid RRF (research is always scrolled whole)",
+        description="Largest persona collection scored locally; bigger ones use Qdrant's trigger "
+        "search (knowledge and evergreen always use Qdrant's hybrid RRF, research is scrolled whole)",
     )
 
 

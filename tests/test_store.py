@@ -6,12 +6,12 @@ import pytest
 from nonseq import queue
 from nonseq.errors import ModelMismatchError, UsageError, WorkspaceBusyError
 from nonseq.index.store import (
-    VectorStore,
     knowledge_collection,
     persona_collection,
     research_collection,
     safe_name,
 )
+from nonseq.index.stores import open_store
 from nonseq.models import Chunk
 from nonseq.workspace import Workspace
 
@@ -114,7 +114,7 @@ def test_persona_collections_have_trigger_vectors(ws: Workspace) -> None:
 def test_second_process_on_the_same_folder_gets_a_clear_error(ws: Workspace) -> None:
     ws.store.collections()
     with pytest.raises(WorkspaceBusyError, match="in use by another nonseq process"):
-        VectorStore(path=ws.qdrant_path)
+        open_store(path=ws.qdrant_path)
 
 
 def test_second_process_via_cli_gets_one_line(ws: Workspace, cli) -> None:
