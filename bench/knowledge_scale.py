@@ -1,7 +1,7 @@
 """A knowledge base at a year's scale: import N real-sentence facts, then time the store and a context pack.
 
 Data: SciFact abstracts (../shared/data/scifact/corpus.jsonl), each split into sentences with the
-project's splitter (titles too, when more facts are wanted than there are sentences). Each abstract
+project's splitter (49,607 sentences and titles; beyond that, pairs of neighbouring sentences). Each abstract
 is one topic; 90 % of its facts are topic facts of `science`, 10 % evergreen. Every fact is
 promoted, so the import embeds each one and writes its point.
 
@@ -55,6 +55,9 @@ def scifact_facts(limit: int) -> list[dict[str, Any]]:
     for doc in docs:
         texts += [(str(doc["_id"]), i, s) for i, s in enumerate(sentences(doc.get("text") or "")) if len(s) > 20]
     texts += [(str(doc["_id"]), -1, doc["title"]) for doc in docs if doc.get("title")]
+    for doc in docs if len(texts) < limit else []:  # then pairs of neighbouring sentences
+        parts = sentences(doc.get("text") or "")
+        texts += [(str(doc["_id"]), 1000 + i, f"{parts[i]} {parts[i + 1]}") for i in range(len(parts) - 1)]
     facts = []
     for doc_id, n, text in texts[:limit]:
         uid = hashlib.sha1(f"{doc_id}:{n}".encode()).hexdigest()
@@ -64,7 +67,7 @@ def scifact_facts(limit: int) -> list[dict[str, Any]]:
                       "url": f"https://scifact.example/{doc_id}", "title": "SciFact", "domain": "scifact.example",
                       "quote": text, "extractor": "extractive", "support": 0.9})
     if len(facts) < limit:
-        raise SystemExit(f"SciFact has only {len(facts)} sentences and titles; ask for fewer facts")
+        raise SystemExit(f"SciFact gives only {len(facts)} facts; ask for fewer")
     return facts
 
 

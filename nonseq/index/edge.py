@@ -478,11 +478,15 @@ class EdgeStaging(Staging):
             if offset is None:
                 return ids
 
-    def commit(self) -> None:
-        """Flush the copy, mark it complete, and switch it in (a kill after the mark still finishes)."""
-        self.shard.flush()
-        self.shard.close()
+    def mark_complete(self) -> None:
+        """Flush and close the copy, then mark it complete in its nonseq.json."""
+        with self.store._calling(self.name):
+            self.shard.flush()
+            self.shard.close()
         write_json(self.folder / META_FILE, {**self.meta, "complete": True})
+
+    def switch_in(self) -> None:
+        """Rename the copy into place (see _switch)."""
         self.store._close_shard(self.name)
         _switch(self.store.root / EDGE_DIR, self.name)
         self.store.generation += 1

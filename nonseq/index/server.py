@@ -55,6 +55,12 @@ def _vectors(vectors: dict[str, Any]) -> dict[str, Any]:
             if hasattr(vec, "indices") else [float(x) for x in vec] for name, vec in vectors.items()}
 
 
+def _number(physical: str) -> int:
+    """The copy number of a physical collection: n of `<name>-r<n>`, 0 for a plain one, -1 for none."""
+    found = _COPY_RE.match(physical)
+    return int(found.group("n")) if found else (0 if physical else -1)
+
+
 def _point(record: Any) -> StoredPoint:
     """A StoredPoint from a qdrant Record or ScoredPoint."""
     vecs = record.vector if isinstance(record.vector, dict) else {}
@@ -107,16 +113,18 @@ class ServerStore(VectorStore):
             return [c.name for c in self.client.get_collections().collections]
 
     def _recover(self) -> None:
-        """Switch in a complete copy a kill left unswitched (its live name missing)."""
+        """Switch in the newest complete copy a kill left unswitched."""
         aliases = self._aliases()
         names = self._names()
-        for physical in names:
+        for physical in sorted(names, key=_number, reverse=True):
             found = _COPY_RE.match(physical)
             if not found or physical in aliases.values():
                 continue
             name = found.group("name")
-            if name not in aliases and name not in names and self._meta(physical).get("complete"):
-                self._point_alias(name, physical)
+            live = aliases.get(name) or (name if name in names else "")
+            if _number(physical) > _number(live) and self._meta(physical).get("complete"):
+                self.switch(name, physical)
+                aliases, names = self._aliases(), self._names()
 
     def _point_alias(self, name: str, physical: str) -> None:
         """Make `name` an alias of `physical` in one request (replacing the alias it was)."""
@@ -209,7 +217,7 @@ class ServerStore(VectorStore):
             if stale != live:  # a copy a kill left behind before its switch
                 with self._calling():
                     self.client.delete_collection(stale)
-        number = 1 + max((int(_COPY_RE.match(n).group("n")) for n in copies), default=0)  # type: ignore[union-attr]
+        number = 1 + max((_number(n) for n in copies), default=0)
         return ServerStaging(self, name, f"{name}-r{number}", dim, model, trigger)
 
     def switch(self, name: str, physical: str) -> None:
@@ -381,10 +389,13 @@ class ServerStaging(Staging):
         """Every point id written to the copy so far."""
         return {str(r.id) for r in self.store.records(self.physical, None, False, False, 4 * PAGE)}
 
-    def commit(self) -> None:
-        """Mark the copy complete, then point the alias at it (a kill after the mark still finishes)."""
+    def mark_complete(self) -> None:
+        """Mark the copy complete in its metadata."""
         with self.store._calling():
             self.store.client.update_collection(self.physical, metadata={**self.meta, "complete": True})
+
+    def switch_in(self) -> None:
+        """Point the alias at the copy (see ServerStore.switch)."""
         self.store.switch(self.name, self.physical)
 
     def abort(self) -> None:

@@ -113,8 +113,17 @@ class Staging(ABC):
         """Every point id written to the copy so far."""
 
     @abstractmethod
+    def mark_complete(self) -> None:
+        """Record that the copy is whole: from here a kill still ends with the copy switched in."""
+
+    @abstractmethod
+    def switch_in(self) -> None:
+        """Make the complete copy the live collection (the old one is removed)."""
+
     def commit(self) -> None:
         """Switch the live collection to the complete copy (the old one is removed)."""
+        self.mark_complete()
+        self.switch_in()
 
     @abstractmethod
     def abort(self) -> None:
