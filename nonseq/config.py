@@ -286,6 +286,7 @@ class KnowledgeSettings(Section):
     facts_per_page: int = Field(5, ge=1, le=6, description="Most facts kept from one page")
     page_tokens: int = Field(1200, ge=100, le=32000, description="Page text the LLM reads, in tokens")
     dedup_threshold: float = Field(0.92, gt=0, le=1, description="Cosine at which facts merge")
+    import_batch: int = Field(256, ge=1, le=4096, description="Facts embedded and stored per step of an import")
 
     @field_validator("extract")
     @classmethod

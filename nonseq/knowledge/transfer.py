@@ -21,8 +21,6 @@ if TYPE_CHECKING:
 
 #: Fields that belong to one workspace and are rebuilt on import.
 LOCAL_FIELDS = ("id", "topic_id", "point_id", "collection")
-#: Facts embedded and stored per step of an import.
-IMPORT_BATCH = 256
 
 
 @dataclass
@@ -74,7 +72,7 @@ def import_facts(ws: Workspace, path: Path, progress: Progress | None = None) ->
     batch: list[FactRecord] = []
     for fact in read_facts(path, ws.categories):
         batch.append(fact)
-        if len(batch) >= IMPORT_BATCH:
+        if len(batch) >= ws.settings.knowledge.import_batch:
             _import_batch(ws, batch, slugs, report)
             batch = []
             emit(progress, Step.IMPORT, Kind.UPDATE, "facts", done=report.done, total=check.facts)
