@@ -281,5 +281,13 @@ def belongs(ws: Workspace, store: VectorStore, *, repairing: bool = False) -> No
 
 
 def holds_research_or_knowledge(store: VectorStore) -> bool:
-    """True when a research or knowledge collection holds a point (personas come from their files)."""
-    return any(store.count(n) for n in store.collections() if not n.startswith("persona_"))
+    """True when a research or knowledge collection holds a point, or is damaged (personas come from files)."""
+    for name in store.collections():
+        if name.startswith("persona_"):
+            continue
+        try:
+            if store.count(name):
+                return True
+        except StoreError:
+            return True
+    return False

@@ -64,14 +64,14 @@ def _before(cls: type, method: str, point: str) -> None:
 
 def _wire_kill_points() -> None:
     """Wrap the places a kill may hit: fetching, indexing, rebuilding, generating, writing the article."""
-    from nonseq.index.edge import EdgeStore
-    from nonseq.index.store import Staging, VectorStore
+    from nonseq.index.edge import EdgeStaging, EdgeStore
+    from nonseq.index.store import VectorStore
     from nonseq.research.fetch import Fetcher
 
     _after(Fetcher, "_page", "fetch")
     _after(VectorStore, "upsert", "index")
     _before(EdgeStore, "write_points", "write")
-    _after(Staging, "upsert", "rebuild")
+    _after(EdgeStaging, "write_points", "rebuild")
     from nonseq import llm as llm_pkg
 
     build = llm_pkg.build_llm

@@ -187,6 +187,7 @@ class EdgeStore(VectorStore):
         if name not in self._shards:
             if not self.exists(name):
                 raise ValueError(f"Collection {name} not found")
+            self.metadata(name)  # a damaged nonseq.json is found on first use, not at a later write
             self._shards[name] = self.load_shard(self._dir(name), name)
         return self._shards[name]
 
