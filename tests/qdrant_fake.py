@@ -218,11 +218,14 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             result = self.server.answer(self.command, path, json.loads(raw) if raw else None)
             status, body = 200, {"result": _json(result), "status": "ok"}
+            if path == "/":  # the version answer is not wrapped in an envelope
+                status, body = 200, _json(result)
         except NotFound as exc:
             status, body = 404, {"status": {"error": str(exc)}}
         except Exception as exc:  # noqa: BLE001 - a bad request, as a server reports it
             status, body = 400, {"status": {"error": f"Bad request: {exc}"}}
-        body["time"] = time.perf_counter() - started
+        if path != "/":
+            body["time"] = time.perf_counter() - started
         data = json.dumps(body).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")

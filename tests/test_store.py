@@ -243,3 +243,29 @@ def test_an_unreachable_server_is_one_line(isolated: Path, cli) -> None:
     result = cli("collections", code=1)
     assert "qdrant server http://127.0.0.1:" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_doctor_checks_the_server_its_collections_and_their_vectors(qdrant_url: str, isolated: Path) -> None:
+    from qdrant_client import QdrantClient, models
+
+    from nonseq.pipeline.doctor import run_one
+    from tests.web import free_port
+
+    (isolated / "config.toml").write_text(f'[qdrant]\nurl = "{qdrant_url}"\n', encoding="utf-8")
+    ws = Workspace(load_settings())
+    ws.indexer.index("research_science", _chunks("t1"))
+    check = run_one(ws, "qdrant")
+    assert check.ok and "Qdrant server 1." in check.detail and "1 collection(s), 3 point(s)" in check.detail
+    client = QdrantClient(url=qdrant_url, check_compatibility=False)
+    client.create_collection("knowledge_science", metadata={"model": "all-MiniLM-L6-v2", "dim": 384},
+                             vectors_config={"dense": models.VectorParams(size=8, distance=models.Distance.COSINE)},
+                             sparse_vectors_config={"sparse": models.SparseVectorParams()})
+    client.close()
+    check = run_one(ws, "qdrant")
+    assert not check.ok and "knowledge_science" in check.detail and "'dense' is (8, 'Cosine')" in check.detail
+    ws.close()
+    (isolated / "config.toml").write_text(f'[qdrant]\nurl = "http://127.0.0.1:{free_port()}"\ntimeout = 2\n')
+    down = Workspace(load_settings())
+    check = run_one(down, "qdrant")
+    assert not check.ok and check.detail.startswith("qdrant server http://127.0.0.1:")
+    down.close()
