@@ -12,13 +12,13 @@ section header or pose as an instruction.
 from __future__ import annotations
 
 import hashlib
-import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from nonseq.errors import ConfigError
+from nonseq.text.words import estimate_tokens
 
 if TYPE_CHECKING:
     from nonseq.models import Candidate, ContextPack
@@ -32,11 +32,6 @@ HEADER_RE = re.compile(r"^=== ([A-Z][A-Z ]*) ===$", re.MULTILINE)
 MESSAGE_OVERHEAD = 8  # chat-template tokens per message (role markers, separators)
 _DEFANG = [(re.compile(r"={3,}"), "=="), (re.compile(r"<{3,}"), "<<"),
            (re.compile(r">{3,}"), ">>"), (re.compile(r"<\|"), "< |"), (re.compile(r"\|>"), "| >")]
-
-
-def estimate_tokens(text: str) -> int:
-    """About four characters a token, for when no tokenizer is given."""
-    return math.ceil(len(text) / 4) if text else 0
 
 
 def defang(text: str) -> str:
