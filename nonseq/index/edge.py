@@ -306,15 +306,9 @@ class EdgeStore(VectorStore):
             if offset is None:
                 return
 
-    def delete_where(self, name: str, must: dict[str, Any], *,
-                     must_any: dict[str, Sequence[Any]] | None = None,
-                     must_not_any: dict[str, Sequence[Any]] | None = None) -> int:
-        """Delete points matching every `must` value, one of each `must_any` list and none of each
-        `must_not_any` list; returns how many went (0 for a missing collection)."""
-        if not must:
-            raise ValueError("refusing to delete without a filter")
-        if not self.exists(name):
-            return 0
+    def _delete_where(self, name: str, must: dict[str, Any], must_any: dict[str, Sequence[Any]],
+                      must_not_any: dict[str, Sequence[Any]]) -> int:
+        """Count and delete the matching points (one filter, on the payload indexes)."""
         q, shard = _q(), self._shard(name)
         flt = edge_filter(must, must_any=must_any, must_not_any=must_not_any)
         with self._calling(name):
@@ -324,12 +318,9 @@ class EdgeStore(VectorStore):
                 shard.update(q.UpdateOperation.delete_points_by_filter(flt))
         return count
 
-    def search(self, name: str, vector: Sequence[float] | Any, using: str = DENSE,
-               limit: int = 10, match: dict[str, Any] | None = None,
-               vectors: bool = False) -> list[StoredPoint]:
-        """Nearest points by one named vector (dense, trigger_dense or sparse)."""
-        if not self.exists(name):
-            return []
+    def _search(self, name: str, vector: Sequence[float] | Any, using: str, limit: int,
+                match: dict[str, Any] | None, vectors: bool) -> list[StoredPoint]:
+        """One Nearest query on the shard."""
         q = _q()
         query = edge_sparse(vector) if using == SPARSE else [float(x) for x in vector]
         request = q.QueryRequest(limit=limit, query=q.Query.Nearest(query, using=using),
@@ -338,12 +329,9 @@ class EdgeStore(VectorStore):
         with self._calling(name):
             return [_point(p) for p in shard.query(request)]
 
-    def hybrid(self, name: str, dense: Sequence[float], sparse: Any, limit: int = 20,
-               match: dict[str, Any] | None = None, depth: int = 100,
-               vectors: bool = False) -> list[StoredPoint]:
-        """Dense + sparse prefetch fused with RRF (k=60) inside the engine."""
-        if not self.exists(name):
-            return []
+    def _hybrid(self, name: str, dense: Sequence[float], sparse: Any, limit: int,
+                match: dict[str, Any] | None, depth: int, vectors: bool) -> list[StoredPoint]:
+        """Two prefetches (dense, sparse) fused by Rrf(k=60) on the shard."""
         q = _q()
         flt = edge_filter(match)
         request = q.QueryRequest(

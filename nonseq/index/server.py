@@ -291,17 +291,11 @@ class ServerStore(VectorStore):
             if offset is None:
                 return
 
-    def delete_where(self, name: str, must: dict[str, Any], *,
-                     must_any: dict[str, Sequence[Any]] | None = None,
-                     must_not_any: dict[str, Sequence[Any]] | None = None) -> int:
-        """Delete points matching every `must` value, one of each `must_any` list and none of each
-        `must_not_any` list; returns how many went (0 for a missing collection)."""
+    def _delete_where(self, name: str, must: dict[str, Any], must_any: dict[str, Sequence[Any]],
+                      must_not_any: dict[str, Sequence[Any]]) -> int:
+        """Count, then delete by the same filter."""
         from qdrant_client import models
 
-        if not must:
-            raise ValueError("refusing to delete without a filter")
-        if not self.exists(name):
-            return 0
         physical = self._physical(name)
         flt = qdrant_filter(must, must_any=must_any, must_not_any=must_not_any)
         with self._calling():
@@ -311,12 +305,9 @@ class ServerStore(VectorStore):
                 self.client.delete(physical, points_selector=models.FilterSelector(filter=flt), wait=True)
         return count
 
-    def search(self, name: str, vector: Sequence[float] | Any, using: str = DENSE,
-               limit: int = 10, match: dict[str, Any] | None = None,
-               vectors: bool = False) -> list[StoredPoint]:
-        """Nearest points by one named vector (dense, trigger_dense or sparse)."""
-        if not self.exists(name):
-            return []
+    def _search(self, name: str, vector: Sequence[float] | Any, using: str, limit: int,
+                match: dict[str, Any] | None, vectors: bool) -> list[StoredPoint]:
+        """One query_points request by a named vector."""
         query: Any = vector if using == SPARSE else [float(x) for x in vector]
         with self._calling():
             res = self.client.query_points(self._physical(name), query=query, using=using, limit=limit,
@@ -324,14 +315,11 @@ class ServerStore(VectorStore):
                                            with_vectors=vectors)
         return [_point(p) for p in res.points]
 
-    def hybrid(self, name: str, dense: Sequence[float], sparse: Any, limit: int = 20,
-               match: dict[str, Any] | None = None, depth: int = 100,
-               vectors: bool = False) -> list[StoredPoint]:
-        """Dense + sparse prefetch fused with RRF (k=60) inside Qdrant."""
+    def _hybrid(self, name: str, dense: Sequence[float], sparse: Any, limit: int,
+                match: dict[str, Any] | None, depth: int, vectors: bool) -> list[StoredPoint]:
+        """One query_points request: two prefetches fused by RrfQuery(k=60)."""
         from qdrant_client import models
 
-        if not self.exists(name):
-            return []
         flt = qdrant_filter(match)
         with self._calling():
             res = self.client.query_points(

@@ -191,27 +191,23 @@ class VectorStore(ABC):
         """Every point id of a collection (empty for a missing one)."""
 
     @abstractmethod
-    def delete_where(self, name: str, must: dict[str, Any], *,
-                     must_any: dict[str, Sequence[Any]] | None = None,
-                     must_not_any: dict[str, Sequence[Any]] | None = None) -> int:
-        """Delete points matching every `must` value, one of each `must_any` list and none of each
-        `must_not_any` list; returns how many went (0 for a missing collection)."""
+    def _delete_where(self, name: str, must: dict[str, Any], must_any: dict[str, Sequence[Any]],
+                      must_not_any: dict[str, Sequence[Any]]) -> int:
+        """Count and delete the matching points of an existing collection (see delete_where)."""
 
     @abstractmethod
     def drop(self, name: str) -> None:
         """Delete a whole collection."""
 
     @abstractmethod
-    def search(self, name: str, vector: Sequence[float] | Any, using: str = DENSE,
-               limit: int = 10, match: dict[str, Any] | None = None,
-               vectors: bool = False) -> list[StoredPoint]:
-        """Nearest points by one named vector (dense, trigger_dense or sparse)."""
+    def _search(self, name: str, vector: Sequence[float] | Any, using: str, limit: int,
+                match: dict[str, Any] | None, vectors: bool) -> list[StoredPoint]:
+        """Nearest points of an existing collection by one named vector (see search)."""
 
     @abstractmethod
-    def hybrid(self, name: str, dense: Sequence[float], sparse: Any, limit: int = 20,
-               match: dict[str, Any] | None = None, depth: int = 100,
-               vectors: bool = False) -> list[StoredPoint]:
-        """Dense + sparse prefetch fused with RRF (k=60) inside the engine."""
+    def _hybrid(self, name: str, dense: Sequence[float], sparse: Any, limit: int,
+                match: dict[str, Any] | None, depth: int, vectors: bool) -> list[StoredPoint]:
+        """Dense + sparse RRF over an existing collection (see hybrid)."""
 
     @abstractmethod
     def rebuild(self, name: str, dim: int, model: str | None, trigger: bool = False) -> Staging:
@@ -261,6 +257,29 @@ class VectorStore(ABC):
             raise ValueError("refusing to delete without a filter")
         self.generation += 1
         self.delete_where(name, match)
+
+    def delete_where(self, name: str, must: dict[str, Any], *,
+                     must_any: dict[str, Sequence[Any]] | None = None,
+                     must_not_any: dict[str, Sequence[Any]] | None = None) -> int:
+        """Delete points matching every `must` value, one of each `must_any` list and none of each
+        `must_not_any` list; returns how many went (0 for a missing collection)."""
+        if not must:
+            raise ValueError("refusing to delete without a filter")
+        if not self.exists(name):
+            return 0
+        return self._delete_where(name, must, must_any or {}, must_not_any or {})
+
+    def search(self, name: str, vector: Sequence[float] | Any, using: str = DENSE,
+               limit: int = 10, match: dict[str, Any] | None = None,
+               vectors: bool = False) -> list[StoredPoint]:
+        """Nearest points by one named vector (dense, trigger_dense or sparse); none for a missing collection."""
+        return self._search(name, vector, using, limit, match, vectors) if self.exists(name) else []
+
+    def hybrid(self, name: str, dense: Sequence[float], sparse: Any, limit: int = 20,
+               match: dict[str, Any] | None = None, depth: int = 100,
+               vectors: bool = False) -> list[StoredPoint]:
+        """Dense + sparse prefetch fused with RRF (k=60) inside the engine; none for a missing collection."""
+        return self._hybrid(name, dense, sparse, limit, match, depth, vectors) if self.exists(name) else []
 
     def has_points(self) -> bool:
         """True when any collection holds a point."""

@@ -1,7 +1,8 @@
 """Reading a fact export (JSON lines) safely: every line checked, streaming, with bounded memory per line.
 
-`check_file` reads the whole file once before anything is stored or embedded and stops at the
-first bad line with one message naming it: a line too long, not JSON (or nested too deep), a field
+The line's schema is FactRecord's own fields (exact JSON types; a field added to the record is
+imported too). `check_file` reads the whole file once before anything is stored or embedded and
+stops at the first bad line with one message naming it: a line too long, not JSON (or nested too deep), a field
 of the wrong type, an unknown kind, status or category, a support outside 0..1, a uid repeated
 inside the file (with both line numbers). `read_facts` then streams the same records.
 """
@@ -11,49 +12,19 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from nonseq.errors import UsageError
 from nonseq.knowledge.records import FactRecord
-from nonseq.models import FactKind, FactStatus
+from nonseq.models import FactStatus
 
 #: The longest line read (one fact with its quote, decisions and corroborating sources).
 MAX_LINE_BYTES = 1_000_000
-
-
-class FactLine(BaseModel):
-    """One line of an export, with the types the knowledge base needs (local fields are ignored)."""
-
-    model_config = ConfigDict(strict=True, extra="ignore")
-
-    uid: str = Field(min_length=1, max_length=200)
-    text: str = Field(min_length=1)
-    category: str = Field(min_length=1)
-    kind: FactKind = FactKind.TOPIC
-    status: FactStatus = FactStatus.PENDING
-    topic_slug: str = ""
-    url: str = ""
-    title: str = ""
-    domain: str = ""
-    published: str = ""
-    fetched_at: str = ""
-    quote: str = ""
-    quote_start: int = -1
-    quote_end: int = -1
-    extractor: str = ""
-    support: float | None = Field(None, ge=0, le=1)
-    flags: list[str] = Field(default_factory=list)
-    original_text: str = ""
-    decisions: list[dict[str, Any]] = Field(default_factory=list)
-    corroborations: list[dict[str, Any]] = Field(default_factory=list)
-    created_at: str = ""
-    updated_at: str = ""
-
-    def record(self) -> FactRecord:
-        """The fact record this line describes."""
-        return FactRecord(**self.model_dump())
+#: Fields that belong to one workspace: whatever a line says, an imported fact starts without them.
+LOCAL_FIELDS = {"id": 0, "topic_id": None, "point_id": "", "collection": ""}
+#: Fields a fact cannot do without.
+REQUIRED = ("uid", "text", "category")
 
 
 @dataclass
@@ -94,12 +65,30 @@ def _lines(path: Path) -> Iterator[tuple[int, bytes]]:
                 yield number, line
 
 
-def parse_line(path: Path, number: int, line: bytes, categories: Sequence[str]) -> FactLine:
-    """One line as a FactLine; a UsageError naming the line and what is wrong with it."""
+def reader() -> TypeAdapter[FactRecord]:
+    """The validator of export lines: a FactRecord's fields, with exact JSON types."""
+    return TypeAdapter(FactRecord)
+
+
+def _invalid(path: Path, number: int, problem: str) -> UsageError:
+    """The one line for a bad export line."""
+    return UsageError(f"{path}:{number}: not a fact export line: {problem}; nothing was imported")
+
+
+def parse_line(path: Path, number: int, line: bytes, categories: Sequence[str],
+               read: TypeAdapter[FactRecord]) -> FactRecord:
+    """One line as a FactRecord; a UsageError naming the line and what is wrong with it."""
     try:
-        fact = FactLine.model_validate_json(line)
+        fact = read.validate_json(line)
     except ValidationError as exc:
-        raise UsageError(f"{path}:{number}: not a fact export line: {_problem(exc)}; nothing was imported") from None
+        raise _invalid(path, number, _problem(exc)) from None
+    for key, value in LOCAL_FIELDS.items():
+        setattr(fact, key, value)
+    for key in REQUIRED:
+        if not getattr(fact, key).strip():
+            raise _invalid(path, number, f"field {key!r} is missing or empty")
+    if fact.support is not None and not 0.0 <= fact.support <= 1.0:
+        raise _invalid(path, number, f"field 'support': {fact.support:g} is not between 0 and 1")
     if fact.category not in categories:
         raise UsageError(f"{path}:{number}: unknown category {fact.category!r} (allowed: {', '.join(categories)}; "
                          "add it to [categories] names); nothing was imported")
@@ -112,8 +101,9 @@ def check_file(path: Path, categories: Sequence[str]) -> FileCheck:
         raise UsageError(f"cannot read {path}: not a file")
     seen: dict[str, int] = {}
     promoted = 0
+    read = reader()
     for number, line in _lines(path):
-        fact = parse_line(path, number, line, categories)
+        fact = parse_line(path, number, line, categories, read)
         if fact.uid in seen:
             raise UsageError(f"{path}:{number}: uid {fact.uid!r} is repeated (first on line {seen[fact.uid]}); "
                              "nothing was imported")
@@ -124,5 +114,6 @@ def check_file(path: Path, categories: Sequence[str]) -> FileCheck:
 
 def read_facts(path: Path, categories: Sequence[str]) -> Iterator[FactRecord]:
     """The records of a checked export, one at a time."""
+    read = reader()
     for number, line in _lines(path):
-        yield parse_line(path, number, line, categories).record()
+        yield parse_line(path, number, line, categories, read)

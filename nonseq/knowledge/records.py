@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
+from pydantic import ConfigDict
 
 from nonseq.db import now, transaction
 from nonseq.errors import NotFoundError, UsageError
@@ -28,6 +29,9 @@ EXTRACTIVE, HUMAN = "extractive", "human"
 @dataclass
 class FactRecord:
     """A fact under review or in the knowledge base, with the evidence that stays after the wipe."""
+
+    #: How an export line is read into a record (pydantic, see knowledge.factfile): types exact.
+    __pydantic_config__ = ConfigDict(strict=True, extra="ignore")
 
     text: str
     category: str
