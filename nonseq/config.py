@@ -236,8 +236,8 @@ class RetrievalSettings(Section):
     rrf_k: int = Field(60, ge=1, le=1000, description="k of the dense + sparse RRF (knowledge)")
     scroll_limit: int = Field(
         10000, ge=100,
-        description="Largest knowledge/evergreen/persona collection scored locally; bigger ones "
-        "use Qdrant's hybrid RRF (research is always scrolled whole)",
+        description="Largest persona collection scored locally; bigger ones use Qdrant's trigger "
+        "search (knowledge and evergreen always use Qdrant's hybrid RRF, research is scrolled whole)",
     )
 
 
@@ -304,6 +304,7 @@ class KnowledgeSettings(Section):
     facts_per_page: int = Field(5, ge=1, le=6, description="Most facts kept from one page")
     page_tokens: int = Field(1200, ge=100, le=32000, description="Page text the LLM reads, in tokens")
     dedup_threshold: float = Field(0.92, gt=0, le=1, description="Cosine at which facts merge")
+    import_batch: int = Field(256, ge=1, le=4096, description="Facts embedded and stored per step of an import")
 
     @field_validator("extract")
     @classmethod

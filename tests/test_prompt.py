@@ -9,15 +9,9 @@ import pytest
 
 from nonseq.errors import ConfigError
 from nonseq.models import Candidate, Chunk, ContextPack, SourceKind, Topic
+from nonseq.text.words import estimate_tokens
 from nonseq.writing.personas import parse_persona
-from nonseq.writing.prompt import (
-    Prompt,
-    build_prompt,
-    defang,
-    estimate_tokens,
-    number_sources,
-    section_headers,
-)
+from nonseq.writing.prompt import Prompt, build_prompt, defang, number_sources, section_headers
 from nonseq.writing.schemas import BUNDLED_DIR, parse_schema
 
 PERSONA = Path(__file__).resolve().parents[1] / "nonseq" / "assets" / "personas"

@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 import sqlite3
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
+from pydantic import ConfigDict
 
 from nonseq.db import now, transaction
 from nonseq.errors import NotFoundError, UsageError
@@ -28,6 +29,9 @@ EXTRACTIVE, HUMAN = "extractive", "human"
 @dataclass
 class FactRecord:
     """A fact under review or in the knowledge base, with the evidence that stays after the wipe."""
+
+    #: How an export line is read into a record (pydantic, see knowledge.factfile): types exact.
+    __pydantic_config__ = ConfigDict(strict=True, extra="ignore")
 
     text: str
     category: str
@@ -150,6 +154,12 @@ def update(conn: sqlite3.Connection, fact: FactRecord, vector: np.ndarray | None
                      (np.asarray(vector, dtype=np.float32).tobytes(), model, fact.id))
 
 
+def set_vector(conn: sqlite3.Connection, fact_id: int, vector: np.ndarray, model: str) -> None:
+    """Replace a fact's stored vector (inside the caller's transaction)."""
+    conn.execute("UPDATE facts SET vector=?, vector_model=? WHERE id=?",
+                 (np.asarray(vector, dtype=np.float32).tobytes(), model, int(fact_id)))
+
+
 def decide(fact: FactRecord, status: FactStatus | str, note: str = "") -> None:
     """Move a record to a status and log the decision with its time."""
     fact.status = FactStatus(check_status(str(status)))
@@ -205,6 +215,44 @@ def vectors(conn: sqlite3.Connection, category: str, model: str) -> tuple[list[i
 def uids(conn: sqlite3.Connection) -> set[str]:
     """Every fact uid in the workspace."""
     return {r[0] for r in conn.execute("SELECT uid FROM facts")}
+
+
+def _in_chunks(values: Sequence[Any], size: int = 500) -> Iterator[Sequence[Any]]:
+    """Values in slices small enough for one SQL IN list."""
+    for start in range(0, len(values), size):
+        yield values[start:start + size]
+
+
+def by_uid(conn: sqlite3.Connection, wanted: Sequence[str]) -> dict[str, FactRecord]:
+    """The facts with these uids (the ones that exist), by uid."""
+    found: dict[str, FactRecord] = {}
+    for part in _in_chunks(list(wanted)):
+        rows = conn.execute(f"SELECT * FROM facts WHERE uid IN ({', '.join('?' * len(part))})", list(part))
+        found.update((r["uid"], _from_row(r)) for r in rows)
+    return found
+
+
+def stored_vectors(conn: sqlite3.Connection, ids: Sequence[int], model: str) -> dict[int, np.ndarray]:
+    """The vectors SQLite holds for these facts, embedded with `model`, by fact id."""
+    out: dict[int, np.ndarray] = {}
+    for part in _in_chunks([int(i) for i in ids]):
+        rows = conn.execute(f"SELECT id, vector FROM facts WHERE vector_model=? AND vector IS NOT NULL"
+                            f" AND id IN ({', '.join('?' * len(part))})", [model, *part])
+        out.update((r["id"], np.frombuffer(r["vector"], dtype=np.float32)) for r in rows)
+    return out
+
+
+def iter_facts(conn: sqlite3.Connection, statuses: Iterable[str], page: int = 512) -> Iterator[list[FactRecord]]:
+    """Facts with these statuses, oldest first, a page at a time (bounded memory)."""
+    wanted = [str(s) for s in statuses]
+    last = 0
+    while True:
+        rows = conn.execute(f"SELECT * FROM facts WHERE status IN ({', '.join('?' * len(wanted))}) AND id>?"
+                            " ORDER BY id LIMIT ?", [*wanted, last, page]).fetchall()
+        if not rows:
+            return
+        yield [_from_row(r) for r in rows]
+        last = rows[-1]["id"]
 
 
 def extracted_urls(conn: sqlite3.Connection, topic_id: int) -> set[str]:

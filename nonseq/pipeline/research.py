@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
-from nonseq import queue
+from nonseq import chunk_records, queue
 from nonseq.errors import UsageError
 from nonseq.events import Kind, Progress, Step, emit
 from nonseq.models import LOCAL_DOMAIN, Chunk, Outcome, Source, Stage, Topic
@@ -37,7 +37,7 @@ from nonseq.workspace import Workspace
 T = TypeVar("T")
 __all__ = ["LOCAL_DOMAIN", "LocalPage", "ResearchSummary", "read_local", "run_research"]
 #: Payload keys added to research points (besides models.PAYLOAD_KEYS).
-RUN_KEY, ORIGIN_KEY = "run_id", "origin"
+RUN_KEY, ORIGIN_KEY = chunk_records.RUN_KEY, chunk_records.ORIGIN_KEY
 SEARCH_ORIGIN, USER_ORIGIN, UBER_ORIGIN = "search", "user", "uber"
 #: Origins whose chunks add to a topic (a search re-run keeps them).
 ADDITIVE = (USER_ORIGIN, UBER_ORIGIN)
@@ -201,9 +201,11 @@ class _Indexer:
     # nonseq.index.indexing.Indexer.index split in two, so that Qdrant's writes (an fsync per point in
     # embedded mode, a round trip to a server) overlap the embedding of the next batch.
 
-    def __init__(self, ws: Workspace, collection: str) -> None:
+    def __init__(self, ws: Workspace, collection: str, topic_id: int = 0) -> None:
         self.ws = ws
         self.collection = collection
+        #: The topic whose chunk text is kept in SQLite with each batch (0: not kept).
+        self.topic_id = topic_id
         self.embed_pool = ThreadPoolExecutor(1, thread_name_prefix="nonseq-embed")
         self.write_pool = ThreadPoolExecutor(1, thread_name_prefix="nonseq-write")
         self.embedding: dict[Future[Future[int]], int] = {}  # an embedding batch → its write
@@ -215,7 +217,9 @@ class _Indexer:
         return sum(self.embedding.values()) + sum(self.writing.values())
 
     def submit(self, chunks: list[Chunk]) -> None:
-        """Queue a batch: embed its header + text, then write it."""
+        """Queue a batch: keep its text in SQLite (so the store can be rebuilt), embed it, then write it."""
+        if self.topic_id:
+            chunk_records.record(self.ws.db, self.topic_id, self.collection, chunks)
         texts = [c.embedding_text() for c in chunks]
         self.embedding[self.embed_pool.submit(self._encode, chunks, texts)] = len(chunks)
 
@@ -270,7 +274,7 @@ class _Run:
         self.ingest = Ingest(self.settings, self.extractor, files)
         self.chunker: Chunker | None = None
         self.pending: list[Chunk] = []
-        self.indexer = _Indexer(ws, self.collection)
+        self.indexer = _Indexer(ws, self.collection, topic.id or 0)
         self.indexed_urls: set[str] = set()
         self.failed: Counter[str] = Counter()
 
@@ -449,3 +453,5 @@ class _Run:
         self.summary.stale_removed = self.ws.store.delete_where(
             self.collection, {"topic_slug": self.topic.slug}, must_any=must_any,
             must_not_any=must_not)
+        chunk_records.forget_stale(self.ws.db, self.topic.id or 0, self.run_id,
+                                   urls=must_any.get("url"), keep_origins=must_not.get(ORIGIN_KEY, ()))

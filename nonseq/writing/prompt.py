@@ -12,7 +12,6 @@ section header or pose as an instruction.
 from __future__ import annotations
 
 import hashlib
-import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -21,6 +20,7 @@ from urllib.parse import unquote, urlsplit
 
 from nonseq.errors import ConfigError
 from nonseq.models import page_label
+from nonseq.text.words import estimate_tokens
 
 if TYPE_CHECKING:
     from nonseq.models import Candidate, ContextPack
@@ -34,11 +34,6 @@ HEADER_RE = re.compile(r"^=== ([A-Z][A-Z ]*) ===$", re.MULTILINE)
 MESSAGE_OVERHEAD = 8  # chat-template tokens per message (role markers, separators)
 _DEFANG = [(re.compile(r"={3,}"), "=="), (re.compile(r"<{3,}"), "<<"),
            (re.compile(r">{3,}"), ">>"), (re.compile(r"<\|"), "< |"), (re.compile(r"\|>"), "| >")]
-
-
-def estimate_tokens(text: str) -> int:
-    """About four characters a token, for when no tokenizer is given."""
-    return math.ceil(len(text) / 4) if text else 0
 
 
 def defang(text: str) -> str:
