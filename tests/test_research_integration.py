@@ -140,8 +140,11 @@ def test_user_urls_and_files(cli: Any, open_ws: Any, local_web: LocalWeb, search
     assert any(p.chunk.url == page.url and p.chunk.domain == page.host for p in stored)
 
     summary = run_json(cli, "1", "--file", str(notes))
-    assert summary["mode"] == "user" and summary["fetched"] == 1
-    assert len(points(open_ws)) == len(stored), "re-adding a file replaces its chunks"
+    assert summary["mode"] == "user" and summary["fetched"] == 0 and summary["files"]["unchanged"] == 1
+    notes.write_text(notes.read_text(encoding="utf-8") + "\nA later note.\n", encoding="utf-8")
+    summary = run_json(cli, "1", "--file", str(notes))
+    assert summary["fetched"] == 1 and summary["files"]["unchanged"] == 0
+    assert len(points(open_ws)) == len(stored), "re-adding a changed file replaces its chunks"
     cli("research", "1", "--file", str(isolated / "missing.md"), code=2)
 
 
