@@ -9,12 +9,17 @@ peak RSS, VmHWM, is the command's own; pages are served on 127.0.0.1 by threaded
   and 150,000 paragraphs in this process (linear time: a ratio near 10);
 - `prose`: a 500 KB `--file` of real article prose (the benchmark's article bodies);
 - `pages`: all 181 pages of the Scrapinghub benchmark, then the same chunks' embedding alone
-  (goal: research time <= 1.2 x embedding-only time).
+  (goal: research time <= 1.2 x embedding-only time);
+- `pdf`: PDFs (the test fixture and the PDFs Debian packages installed under /usr/share/doc, at most
+  --pdf-limit of them, or the ones --pdf names) served the same way and researched as URLs:
+  `pdf_extract_pages_per_s` is the document reader alone (a child process per PDF, as research runs
+  it), `pdf_research_pages_per_s` the whole path (fetch, read, chunk, embed, index).
 
 CPU seconds are printed beside wall-clock seconds: on a busy machine wall time swings with other
 work, CPU time much less.
 
-    python bench/research.py [--scenario five|fragments|prose|pages|all] [--data DIR] [--json]
+    python bench/research.py [--scenario five|fragments|prose|pages|pdf|all] [--data DIR] [--limit N]
+                              [--pdf FILE]... [--pdf-limit N] [--json]
 """
 
 from __future__ import annotations
@@ -88,9 +93,11 @@ def serve(pages: dict[str, bytes]) -> Iterator[str]:
 
         def do_GET(self) -> None:  # noqa: N802 - http.server's naming
             """Send the page or a 404."""
-            body = pages.get(self.path.split("?", 1)[0])
+            path = self.path.split("?", 1)[0]
+            body = pages.get(path)
+            kind = "application/pdf" if path.endswith(".pdf") else "text/html; charset=utf-8"
             self.send_response(200 if body is not None else 404)
-            self.send_header("Content-Type", "text/html; charset=utf-8" if body else "text/plain")
+            self.send_header("Content-Type", kind if body else "text/plain")
             self.send_header("Content-Length", str(len(body or b"")))
             self.end_headers()
             with contextlib.suppress(ConnectionError):  # a client that stops reading (a page too large)
@@ -211,6 +218,66 @@ def all_pages(data: Path, limit: int | None) -> dict[str, Any]:
     }
 
 
+def workspace(folder: Path) -> Any:
+    """A workspace in `folder` whose fetcher may reach 127.0.0.1."""
+    from nonseq.config import load_settings
+    from nonseq.workspace import Workspace
+
+    config = folder / "config.toml"
+    config.write_text('[fetch]\nallow_hosts = ["127.0.0.1"]\nper_domain = 8\n'
+                      'respect_robots = false\n', encoding="utf-8")
+    return Workspace(load_settings(config, environ={}))
+
+
+FIXTURE_PDF = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "documents" / "fontconfig-user.pdf"
+
+
+def find_pdfs(limit: int) -> list[Path]:
+    """The fixture PDF and up to `limit` - 1 PDFs installed under /usr/share/doc (sorted, so repeatable)."""
+    found = sorted({p.resolve() for p in Path("/usr/share/doc").rglob("*.pdf*")
+                    if p.name.endswith((".pdf", ".pdf.gz")) and p.resolve() != FIXTURE_PDF.resolve()})
+    return [FIXTURE_PDF, *found[: max(0, limit - 1)]]
+
+
+def pdf_bytes(path: Path) -> bytes:
+    """A PDF's bytes (gunzipped when the package ships it compressed)."""
+    data = path.read_bytes()
+    return gzip.decompress(data) if path.name.endswith(".gz") else data
+
+
+def run_pdfs(pdfs: list[Path]) -> dict[str, Any]:
+    """PDF pages per second: the document reader alone, then the whole research path over the local web."""
+    import pypdfium2 as pdfium
+
+    from nonseq import queue
+    from nonseq.pipeline.ingest import limits_of
+    from nonseq.pipeline.research import run_research
+    from nonseq.research.documents import DocumentReader
+
+    files = {f"/{n}-{p.name.removesuffix('.gz')}": pdf_bytes(p) for n, p in enumerate(pdfs)}
+    pages = sum(len(pdfium.PdfDocument(data)) for data in files.values())
+    with tempfile.TemporaryDirectory(prefix="nonseq-bench-") as tmp, serve(files) as base:
+        ws = workspace(Path(tmp))
+        try:
+            reader = DocumentReader(limits_of(ws.settings.research))
+            started = time.perf_counter()
+            read = [reader.read(data, name) for name, data in files.items()]
+            extract_seconds = time.perf_counter() - started
+            ws.embedder.embed(["warm up the model"])
+            topic = queue.add_topic(ws.db, "Benchmark PDFs", "business", ws.categories)
+            summary = run_research(ws, topic.id, urls=[base + name for name in files])
+        finally:
+            ws.close()
+    return {
+        "pdf_files": len(files), "pdf_pages": pages, "pdf_pages_with_text": sum(len(d.pages) for d in read),
+        "pdf_skipped": {name: d.reason for name, d in zip(files, read, strict=True) if not d.ok},
+        "pdf_extract_seconds": round(extract_seconds, 2),
+        "pdf_extract_pages_per_s": round(pages / extract_seconds, 1),
+        "pdf_research_seconds": round(summary.seconds, 2), "pdf_chunks": summary.chunks,
+        "pdf_research_pages_per_s": round(pages / summary.seconds, 1),
+    }
+
+
 def verdicts(name: str, figures: dict[str, Any]) -> dict[str, bool]:
     """Each goal of a scenario: met or not."""
     return {key: figures[key] < limit for key, limit in GOALS.get(name, {}).items()}
@@ -230,6 +297,9 @@ def show(name: str, f: dict[str, Any]) -> None:
           f"({f['cpu_seconds']} CPU s), peak RSS {f['peak_rss_mb']} MB" + (f"  [{goals}]" if goals else ""))
     for cut in f["capped"]:
         print(f"  cut short: {cut['url']}: kept the first {cut['kept']} chunks ({cut['setting']})")
+    if name == "pdf":
+        print_pdfs(f)
+        return
     if "extract_scaling" in f:
         print(f"  extraction CPU s by paragraphs: {f['extract_cpu_seconds']} (x{f['extract_scaling']} for 10x input)")
 
@@ -237,15 +307,18 @@ def show(name: str, f: dict[str, Any]) -> None:
 def main(argv: list[str] | None = None) -> None:
     """Parse arguments, run the scenarios, print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--scenario", choices=["five", "fragments", "prose", "pages", "all"], default="all")
+    parser.add_argument("--scenario", choices=["five", "fragments", "prose", "pages", "pdf", "all"], default="all")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="benchmark folder")
     parser.add_argument("--limit", type=int, default=None, help="pages: only the first N pages")
+    parser.add_argument("--pdf", type=Path, action="append", help="pdf: a PDF to research (repeatable)")
+    parser.add_argument("--pdf-limit", type=int, default=5, help="pdf: most PDFs found when --pdf is not given")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
     data = args.data.resolve()
-    names = ["five", "fragments", "prose", "pages"] if args.scenario == "all" else [args.scenario]
+    names = ["five", "fragments", "prose", "pages", "pdf"] if args.scenario == "all" else [args.scenario]
     runs = {"five": lambda: five(data), "fragments": lambda: fragments(data), "prose": lambda: prose(data),
-            "pages": lambda: all_pages(data, args.limit)}
+            "pages": lambda: all_pages(data, args.limit),
+            "pdf": lambda: run_pdfs(args.pdf or find_pdfs(args.pdf_limit))}
     results: dict[str, Any] = {}
     for name in names:
         figures = runs[name]()
@@ -255,6 +328,18 @@ def main(argv: list[str] | None = None) -> None:
             show(name, figures)
     if args.json:
         print(json.dumps(results))
+
+
+def print_pdfs(figures: dict[str, Any]) -> None:
+    """The PDFs' figures."""
+    print(f"research of {figures['pdf_files']} PDFs ({figures['pdf_pages']} pages, "
+          f"{figures['pdf_pages_with_text']} with text): {figures['pdf_chunks']} chunks")
+    print(f"  extraction  {figures['pdf_extract_seconds']:>7.2f} s  {figures['pdf_extract_pages_per_s']} PDF pages/s "
+          "(document reader, a child process per PDF)")
+    print(f"  research    {figures['pdf_research_seconds']:>7.2f} s  {figures['pdf_research_pages_per_s']} PDF pages/s "
+          "(fetch, read, chunk, embed, index)")
+    for name, reason in figures["pdf_skipped"].items():
+        print(f"  skipped {name}: {reason}")
 
 
 if __name__ == "__main__":

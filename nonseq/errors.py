@@ -47,3 +47,7 @@ def is_transient(exc: BaseException) -> bool:
         return isinstance(exc, (BackendError, WorkspaceBusyError))
     name = type(exc).__name__
     return isinstance(exc, (OSError, TimeoutError)) or "Timeout" in name or "Connect" in name
+
+
+class StoreError(NonseqError):
+    """The vector store is damaged, or it and the database are not the same workspace's."""

@@ -7,7 +7,6 @@ accepted everywhere too. Roles are "system", "user" and "assistant".
 from __future__ import annotations
 
 import contextlib
-import math
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -17,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from nonseq.errors import BackendError
 from nonseq.llm.jsonout import JSONOutputError, parse_json, schema_instruction
 from nonseq.llm.thinking import ThinkFilter
+from nonseq.text.words import estimate_tokens
 
 if TYPE_CHECKING:
     from nonseq.config import LLMSettings
@@ -100,11 +100,6 @@ def http_up(url: str, timeout: float) -> bool:
     except httpx.HTTPError:
         return False
     return True
-
-
-def estimate_tokens(text: str) -> int:
-    """About 4 characters per token (used when no tokenizer is at hand)."""
-    return math.ceil(len(text) / 4) if text else 0
 
 
 def with_schema(messages: list[dict[str, str]], schema: dict[str, Any]) -> list[dict[str, str]]:

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from nonseq.errors import BackendError
-from nonseq.llm.base import ChatBackend, ConnectionFailed, estimate_tokens, http_up
+from nonseq.llm.base import ChatBackend, ConnectionFailed, http_up
+from nonseq.text.words import estimate_tokens
 
 if TYPE_CHECKING:
     import httpx

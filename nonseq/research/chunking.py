@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from nonseq.models import Chunk, SourceKind, provenance_header
@@ -11,7 +11,8 @@ from nonseq.text.sentences import sentences
 
 #: Tokens the embedder adds around every text ([CLS] and [SEP] for BERT-like models).
 SPECIAL_TOKENS = 2
-#: Longest title kept in the provenance header, in characters.
+#: Payload key of where, in a chunk's text, each of its pages after the first begins.
+PAGE_BREAKS_KEY = "page_breaks"
 CountTokens = Callable[[str], int]
 
 
@@ -23,6 +24,7 @@ class _Unit:
     tokens: int
     para: int
     starts_para: bool
+    page: int = 0
 
 
 class Chunker:
@@ -49,9 +51,14 @@ class Chunker:
 
         Taking the first n windows of a huge text costs the work of n windows, not of the whole text.
         """
+        return (_join(window) for window in self._windows(text, limit))
+
+    def _windows(self, text: str, limit: int | None = None,
+                 line_pages: Sequence[int] = ()) -> Iterator[list[_Unit]]:
+        """The windows' units, lazily (each unit knows its page when line_pages numbers the text's lines)."""
         limit = limit or self.size
         overlap = min(self.overlap, limit // 2)
-        units = _Units(self._paragraph_units(text, limit))
+        units = _Units(self._paragraph_units(text, limit, line_pages))
         current: list[_Unit] = []
         fresh = 0
         i = 0
@@ -87,25 +94,31 @@ class Chunker:
         """chunks(), one at a time as they are asked for (so that a cap stops the work too)."""
         header = provenance_header(domain, doc.title, doc.published)
         digest = doc.content_hash
-        for n, text in enumerate(self.windows(doc.text, self.limit_for(header))):
-            yield Chunk(text=text, topic_slug=topic_slug, category=category, url=doc.url,
-                        domain=domain, title=doc.title, published=doc.published, content_hash=digest,
-                        trust_boost=trust_boost, source_kind=source_kind, position=n)
+        for n, window in enumerate(self._windows(doc.text, self.limit_for(header), doc.line_pages)):
+            chunk = Chunk(text=_join(window), topic_slug=topic_slug, category=category, url=doc.url,
+                          domain=domain, title=doc.title, published=doc.published, content_hash=digest,
+                          trust_boost=trust_boost, source_kind=source_kind, position=n)
+            if doc.line_pages:
+                chunk.pages, breaks = _pages_of(window)
+                if breaks:
+                    chunk.extra[PAGE_BREAKS_KEY] = breaks
+            yield chunk
 
     # -- internals ---------------------------------------------------------------------------
-    def _paragraph_units(self, text: str, limit: int) -> Iterator[list[_Unit]]:
-        """The units of each paragraph (one per line), paragraph by paragraph; over-long sentences split at words."""
+    def _paragraph_units(self, text: str, limit: int, line_pages: Sequence[int] = ()) -> Iterator[list[_Unit]]:
+        """The units of each paragraph (one per non-empty line), paragraph by paragraph; long sentences cut at words."""
         para = 0
         for line in text.splitlines():
             paragraph = line.strip()
             if not paragraph:
                 continue
+            page = line_pages[para] if para < len(line_pages) else 0
             units: list[_Unit] = []
             for sentence in sentences(paragraph):
                 tokens = self.count(sentence)
                 pieces = [(sentence, tokens)] if tokens <= limit else self._words(sentence, limit)
                 for piece, n in pieces:
-                    units.append(_Unit(piece, n, para, starts_para=not units))
+                    units.append(_Unit(piece, n, para, not units, page))
             if units:
                 yield units
             para += 1
@@ -135,15 +148,15 @@ class Chunker:
         return [(word[i:i + step], self.count(word[i:i + step]))
                 for i in range(0, len(word), step)]
 
-    def _emit(self, current: list[_Unit], fresh: int, limit: int) -> tuple[str, int]:
-        """The window's text, giving back trailing units if the joined text is too long (and how many)."""
+    def _emit(self, current: list[_Unit], fresh: int, limit: int) -> tuple[list[_Unit], int]:
+        """The window's units, giving back trailing units if its joined text is too long (and how many)."""
         given_back = 0
         text = _join(current)
         while fresh - given_back > 1 and self.count(text) > limit:
             current.pop()
             given_back += 1
             text = _join(current)
-        return text, given_back
+        return list(current), given_back
 
     def _tail(self, window: list[_Unit], overlap: int, following: _Unit, limit: int) -> list[_Unit]:
         """The trailing units of a window (at most `overlap` tokens) that start the next one."""
@@ -159,7 +172,7 @@ class Chunker:
             used += unit.tokens
         if not tail and window and room > 0:
             tail = self._word_tail(window[-1], room)
-        return [_Unit(u.text, u.tokens, u.para, False) if i == 0 else u for i, u in enumerate(tail)]
+        return [_Unit(u.text, u.tokens, u.para, False, u.page) if i == 0 else u for i, u in enumerate(tail)]
 
     def _word_tail(self, unit: _Unit, room: int) -> list[_Unit]:
         """The last words of a long sentence, at most `room` tokens, as the overlap."""
@@ -171,7 +184,23 @@ class Chunker:
                 break
             words.insert(0, word)
             used += n
-        return [_Unit(" ".join(words), used, unit.para, False)] if words else []
+        return [_Unit(" ".join(words), used, unit.para, False, unit.page)] if words else []
+
+
+def _pages_of(window: list[_Unit]) -> tuple[list[int], list[int]]:
+    """The window's pages in order, and where in its joined text each page after the first begins."""
+    pages: list[int] = []
+    breaks: list[int] = []
+    offset = 0
+    for n, unit in enumerate(window):
+        if n:
+            offset += 1  # the space or newline _join puts between units
+        if unit.page and (not pages or unit.page != pages[-1]):
+            if pages:
+                breaks.append(offset)
+            pages.append(unit.page)
+        offset += len(unit.text)
+    return sorted(set(pages)), breaks if len(set(pages)) == len(pages) else []
 
 
 class _Units:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 
 from nonseq.text.markers import MARKER_RE
@@ -39,3 +40,8 @@ def plain(sentence: str) -> str:
     text = MARKER_RE.sub(" ", INLINE_CODE_RE.sub(" ", sentence))
     text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
     return " ".join(re.sub(r"[*_]{1,3}(?=\S)|(?<=\S)[*_]{1,3}", "", text).split())
+
+
+def estimate_tokens(text: str) -> int:
+    """About four characters a token, for when no tokenizer is at hand."""
+    return math.ceil(len(text) / 4) if text else 0
