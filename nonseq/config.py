@@ -22,7 +22,7 @@ DEFAULT_CATEGORIES = [
 class Section(BaseModel):
     """Base for a config section: unknown keys are errors."""
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
 
 
 class PathsSettings(Section):
@@ -41,7 +41,7 @@ class SearxngSettings(Section):
     pages: int = Field(2, ge=1, le=10, description="Result pages fetched per query")
     language: str = Field("en", description="Search language")
     categories: str = Field("general", description="SearXNG categories, comma separated")
-    timeout: float = Field(15.0, gt=0, description="Seconds per request")
+    timeout: float = Field(15.0, gt=0, le=3600, description="Seconds per request")
     retries: int = Field(3, ge=0, le=10, description="Retries on 429, 5xx and timeouts")
     backoff: float = Field(
         1.0, ge=0, le=60, description="Seconds before the first retry (doubles each retry)"
@@ -55,7 +55,7 @@ class FetchSettings(Section):
 
     concurrency: int = Field(8, ge=1, le=128, description="Requests in flight overall")
     per_domain: int = Field(2, ge=1, le=32, description="Requests in flight per domain")
-    timeout: float = Field(20.0, gt=0, description="Seconds per page (total)")
+    timeout: float = Field(20.0, gt=0, le=3600, description="Seconds per page (total)")
     max_bytes: int = Field(5_000_000, ge=1000, description="Largest body read; more is cut")
     max_redirects: int = Field(5, ge=0, le=20, description="Redirects followed")
     user_agent: str = Field(
@@ -83,7 +83,7 @@ class QdrantSettings(Section):
     api_key: str = Field("", description="API key for a Qdrant server")
     path: str = Field("", description="Embedded store folder; empty = <data_dir>/qdrant")
     batch_size: int = Field(128, ge=1, le=4096, description="Points per upsert")
-    timeout: float = Field(30.0, gt=0, description="Seconds per server request")
+    timeout: float = Field(30.0, gt=0, le=3600, description="Seconds per server request")
 
 
 class EmbeddingSettings(Section):
@@ -210,7 +210,7 @@ class LLMSettings(Section):
     )
     max_tokens: int = Field(1200, ge=16, le=32768, description="Most tokens generated per call")
     context_window: int = Field(8192, ge=512, le=262144, description="Model context in tokens")
-    timeout: float = Field(300.0, gt=0, description="Seconds per call (whole generation)")
+    timeout: float = Field(300.0, gt=0, le=86400, description="Seconds per call (whole generation)")
     retries: int = Field(2, ge=0, le=10, description="Retries on connection errors")
     json_retries: int = Field(
         2, ge=0, le=10, description="Retries when a JSON answer does not match its schema"
@@ -299,7 +299,7 @@ class NightSettings(Section):
 
     max_topics: int = Field(10, ge=1, le=1000, description="Topics per night run")
     topic_timeout: float = Field(
-        1800, gt=0, description="Seconds one topic may take; then it fails (retried next night)")
+        1800, gt=0, le=86400, description="Seconds one topic may take; then it fails (retried next night)")
     retries: int = Field(
         2, ge=0, le=100, description="Nights a topic that failed on a transient error is retried")
     log_file: str = Field("night.jsonl", description="JSON-lines log, relative to data_dir")

@@ -25,6 +25,7 @@ from nonseq.knowledge import dedup, records
 from nonseq.knowledge.records import EXTRACTIVE, FactRecord
 from nonseq.models import Chunk, FactKind, Topic
 from nonseq.research.chunking import PAGE_BREAKS_KEY
+from nonseq.text.instructions import drop_instructions, is_instruction
 from nonseq.text.sentences import sentences
 
 if TYPE_CHECKING:
@@ -247,6 +248,8 @@ def extractive_facts(ws: Workspace, topic: Topic, page: Page, limit: int) -> lis
         for sentence in sentences(line):
             at = line.find(sentence, cursor)
             cursor = max(cursor, at + len(sentence)) if at >= 0 else cursor
+            if is_instruction(sentence):  # an order to the model is not a fact
+                continue
             score = sentence_score(sentence, topic_terms, tokenize)
             if score > 0 and at >= 0:
                 scored.append((score, offset + at, sentence))
@@ -288,7 +291,7 @@ def llm_facts(llm: Any, topic: Topic, page: Page, prose: str, max_words: int,
     for item in items:
         text = " ".join(str(item.get("text", "")).split())
         span = find_quote(page.text, str(item.get("quote", "")))
-        if len(text) < 30 or span is None:
+        if len(text) < 30 or span is None or is_instruction(text) or is_instruction(page.text[span[0]:span[1]]):
             continue
         kind = FactKind(item["kind"]) if item.get("kind") in records.KINDS else FactKind.TOPIC
         out.append(_record(topic, page, text, page.text[span[0]:span[1]], span,
@@ -337,7 +340,7 @@ class _Extractor:
             return []
         limit = self.settings.facts_per_page
         if self.llm is not None:
-            kept = self._ask_llm(page, "\n".join(line for _, line in lines))[:limit]
+            kept = self._ask_llm(page, drop_instructions("\n".join(line for _, line in lines)))[:limit]
             if kept:
                 self.misses = 0
                 return kept

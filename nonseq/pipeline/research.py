@@ -33,6 +33,8 @@ from nonseq.pipeline.ingest import FileReport, Ingest, LocalPage, collect_files,
 from nonseq.research.chunking import Chunker
 from nonseq.research.domains import registrable_domain
 from nonseq.research.extract import Extraction, Extractor
+from nonseq.text.instructions import is_instruction
+from nonseq.text.urls import strip_credentials
 from nonseq.workspace import Workspace
 
 T = TypeVar("T")
@@ -128,10 +130,10 @@ def run_research(
 
 
 def check_urls(urls: Iterable[str]) -> list[str]:
-    """The user's URLs, deduplicated; a one-line UsageError for anything not http(s)."""
+    """The user's URLs without credentials, deduplicated; a one-line UsageError for anything not http(s)."""
     out: list[str] = []
     for url in urls:
-        url = url.strip()
+        url = strip_credentials(url.strip())
         try:
             parts = urlsplit(url)
             host = parts.hostname
@@ -311,7 +313,7 @@ class _Run:
         """Load the embedder, check the collection's model, seed the duplicate check; the files to read."""
         embedder = self.ws.embedder
         self.chunker = Chunker(embedder.count_tokens, self.settings.chunk_tokens,
-                               self.settings.chunk_overlap, embedder.max_tokens)
+                               self.settings.chunk_overlap, embedder.max_tokens, drop=is_instruction)
         _ = self.ws.sparse, self.ws.domains
         self.ws.store.ensure(self.collection, embedder.dim, embedder.name)
         if self.origin not in ADDITIVE:
@@ -335,13 +337,13 @@ class _Run:
         urls: list[str] = []
         allowed = 0
         for result in results:
-            if result.url in urls:
+            if strip_credentials(result.url) in urls:
                 continue
             blocked = self.ws.domains.is_blocked(result.url)
             if not blocked and allowed >= self.settings.max_pages:
                 continue
             allowed += not blocked
-            urls.append(result.url)
+            urls.append(strip_credentials(result.url))
         return urls
 
     async def _pipeline(self, web: list[str], local: list[LocalPage]) -> None:

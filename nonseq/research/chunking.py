@@ -31,11 +31,13 @@ class Chunker:
     """Packs a document's sentences into windows of at most `size` tokens with `overlap` tokens."""
 
     def __init__(self, count_tokens: CountTokens, size: int = 200, overlap: int = 40,
-                 max_tokens: int = 256) -> None:
+                 max_tokens: int = 256, *, drop: Callable[[str], bool] | None = None) -> None:
         self.count = count_tokens
         self.size = size
         self.overlap = overlap
         self.max_tokens = max_tokens
+        #: Sentences for which drop() is true never reach a chunk (research: text.instructions.is_instruction).
+        self.drop = drop
 
     def limit_for(self, header: str) -> int:
         """The text budget of a chunk once the header and special tokens are counted."""
@@ -115,6 +117,8 @@ class Chunker:
             page = line_pages[para] if para < len(line_pages) else 0
             units: list[_Unit] = []
             for sentence in sentences(paragraph):
+                if self.drop is not None and self.drop(sentence):
+                    continue
                 tokens = self.count(sentence)
                 pieces = [(sentence, tokens)] if tokens <= limit else self._words(sentence, limit)
                 for piece, n in pieces:

@@ -24,6 +24,7 @@ from nonseq.research.domains import DomainRegistry, normalize_host
 from nonseq.research.robots import RobotsCache, origin_of
 from nonseq.research.ssrf import Guard, GuardRefusal, PinnedTransport, ResolveError, Resolver, pin_key
 from nonseq.text.files import binary_kind, bom_codec
+from nonseq.text.urls import strip_credentials
 
 TEXT_TYPES = frozenset({"text/html", "application/xhtml+xml", "text/plain"})
 #: The one binary type fetched: its bytes go to the document reader (nonseq.research.documents).
@@ -321,7 +322,7 @@ class Fetcher:
 
     def _page(self, url: str, answer: _Answer, seconds: float) -> FetchedPage:
         """Turn an answer into a FetchedPage with its Source."""
-        final = answer.final_url or url
+        url, final = strip_credentials(url), strip_credentials(answer.final_url or url)
         text: str | None = None
         title = ""
         if answer.outcome is Outcome.FETCHED and answer.content_type != PDF_TYPE:
