@@ -185,7 +185,7 @@ def check_grounding(
     spans = [(a, b) for a, b in split_sentences(fixed, mask)
              if len(words(fixed[a:b])) >= th.min_words]
     sentences = [plain(fixed[a:b]) for a, b in spans]
-    checker = checker or SupportChecker(embed=embed, tokenize=tokenize, dense=embed is not None)
+    checker = checker or SupportChecker(tokenize=tokenize, dense=embed is not None)  # bundled MiniLM
     dense = checker.dense
     scores = Matcher([f.text for f in facts], checker).best(sentences)
     back_texts = [t for t in background if t.strip()]
