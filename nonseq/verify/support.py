@@ -232,8 +232,9 @@ class SupportChecker:
 
     def __init__(self, embed: Embed | None = None, tokenize: Tokenizer | None = None,
                  cut: float | None = None, model: Model | None = None,
-                 dense: bool = True, threads: int = 1) -> None:
+                 dense: bool = True, threads: int = 1, setting: str = "auto") -> None:
         self._embed = embed
+        self.setting = setting  # "auto": by the source's length; "claim": the longer-source model for every pair
         self._tokenize = tokenize
         self.dense = dense
         self.model = model or load_model("dense" if dense else "lexical")
@@ -289,7 +290,8 @@ class SupportChecker:
     def check_many(self, pairs: Sequence[tuple[str, Source]]) -> list[SupportResult]:
         """Score many (claim, source) pairs, encoding all their texts in one batch."""
         prepared, rows = self._prepare(pairs)
-        short = [i for i, p in enumerate(prepared) if self.stacks and 0 < len(p.units) <= SENTENCE_UNITS]
+        short = [i for i, p in enumerate(prepared)
+                 if self.stacks and self.setting == "auto" and 0 < len(p.units) <= SENTENCE_UNITS]
         if short:
             if self._head is None:
                 self._head = AlignmentHead(self.encoder, self.threads)
