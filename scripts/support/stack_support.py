@@ -168,9 +168,19 @@ def ship() -> None:
         cfg[setting] = lr | {"candidate": name, "features": feature_names(name, setting),
                              "rule": list(RULE) if rule else [], "cut": round(cut, 4),
                              "at_cut_in_sample": ts.prec_rec(final, y, cut)}
-    cfg["cut_logit_note"] = "cuts are probabilities; the claim cut is best F1, the sentence cut precision >= 0.85"
+    cfg["cut_note"] = "cuts are probabilities; the claim cut is best F1, the sentence cut precision >= 0.85"
+    cfg["cv"] = {s: cv_summary(report["candidates"][s][report["chosen"][s]], s) for s in tab}
     (ts.OUT / "support_head.json").write_text(json.dumps(cfg, indent=1) + "\n", encoding="utf-8")
     print(json.dumps({s: {"candidate": cfg[s]["candidate"], "cut": cfg[s]["cut"]} for s in tab}))
+
+
+def cv_summary(r: dict[str, Any], setting: str) -> dict[str, Any]:
+    """The chosen candidate's out-of-fold figures, pooled and per fold (the full table is WORK/stack.json)."""
+    out = {"pooled": r["pooled"], "per_fold": r["per_fold"]}
+    if setting == "sentence":
+        keys = ("cross_fitted", "cross_fitted_scifact", "cross_fitted_wice")
+        out["cut_cross_fitted"] = {k: r["cut"][k] for k in keys}
+    return out
 
 
 def main() -> int:
