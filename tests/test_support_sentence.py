@@ -80,3 +80,12 @@ def test_one_encoder_and_no_torch() -> None:
             "c.check('a b c.', ['a b c.']); assert c._embed is None and len(c.encoder.cache) == 1; "
             "assert 'torch' not in sys.modules and 'transformers' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_claim_setting_for_grounding_and_facts(checker: SupportChecker) -> None:
+    """setting="claim" (grounding's chunks, the knowledge base's quotes) scores even a one-sentence source
+    with the longer-source model and its lenient cut, and its number rule."""
+    r = checker.check("Marie Curie won the Nobel Prize in Physics in 1903.", CURIE, setting="claim")
+    assert r.supported and "whole" not in r.features and checker.cut == checker.stacks["claim"].cut
+    r = checker.check("Marie Curie won the Nobel Prize in Physics in 1905.", CURIE, setting="claim")
+    assert not r.supported and "missing_number" in r.flags and r.score < checker.cut

@@ -134,7 +134,7 @@ class Matcher:
         """Per sentence: the chunk that best supports it among those holding all its figures."""
         if not self.texts:
             return [_Score() for _ in sentences]
-        results = self.checker.check_many([(s, t) for s in sentences for t in self.texts])
+        results = self.checker.check_many([(s, t) for s in sentences for t in self.texts], setting="claim")
         out = []
         m = len(self.texts)
         for k in range(len(sentences)):
@@ -187,7 +187,7 @@ def check_grounding(
     spans = [(a, b) for a, b in split_sentences(fixed, mask)
              if len(words(fixed[a:b])) >= th.min_words]
     sentences = [plain(fixed[a:b]) for a, b in spans]
-    checker = checker or SupportChecker(tokenize=tokenize, dense=embed is not None, setting="claim")
+    checker = checker or SupportChecker(tokenize=tokenize, dense=embed is not None)
     dense = checker.dense
     scores = Matcher([f.text for f in facts], checker).best(sentences)
     back_texts = [t for t in background if t.strip()]

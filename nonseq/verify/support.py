@@ -279,19 +279,24 @@ class SupportChecker:
             self._tokenize = SparseEncoder(SparseSettings()).tokenize
         return self._tokenize
 
-    def check(self, claim: str, source: Source) -> SupportResult:
+    def check(self, claim: str, source: Source, setting: str | None = None) -> SupportResult:
         """Score one claim against one source."""
-        return self.check_many([(claim, source)])[0]
+        return self.check_many([(claim, source)], setting)[0]
 
-    def scores(self, pairs: Sequence[tuple[str, Source]]) -> list[float]:
+    def scores(self, pairs: Sequence[tuple[str, Source]], setting: str | None = None) -> list[float]:
         """P(supported) per (claim, source) pair (a flagged pair of a longer source is scaled under the cut)."""
-        return [r.score for r in self.check_many(pairs)]
+        return [r.score for r in self.check_many(pairs, setting)]
 
-    def check_many(self, pairs: Sequence[tuple[str, Source]]) -> list[SupportResult]:
-        """Score many (claim, source) pairs, encoding all their texts in one batch."""
+    def check_many(self, pairs: Sequence[tuple[str, Source]], setting: str | None = None) -> list[SupportResult]:
+        """Score many (claim, source) pairs, encoding all their texts in one batch.
+
+        setting (default: the checker's): "auto" scores a source of one or two sentences with the head
+        and the precision cut (the writer's check), "claim" every pair with the longer-source model
+        and its best-F1 cut (grounding's chunks, the knowledge base's quotes: the lenient decision).
+        """
         prepared, rows = self._prepare(pairs)
-        short = [i for i, p in enumerate(prepared)
-                 if self.stacks and self.setting == "auto" and 0 < len(p.units) <= SENTENCE_UNITS]
+        auto = (setting or self.setting) == "auto"
+        short = [i for i, p in enumerate(prepared) if self.stacks and auto and 0 < len(p.units) <= SENTENCE_UNITS]
         if short:
             if self._head is None:
                 self._head = AlignmentHead(self.encoder, self.threads)
