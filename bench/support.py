@@ -208,7 +208,7 @@ def sentence_level(checker: SupportChecker, kind: str, rows: list[dict[str, Any]
     m = y | (cat == near)
     cut = checker.stacks["sentence"].cut if checker.stacks else checker.cut
     out: dict[str, Any] = {"pairs": len(pairs), "positives": int(y.sum()), "auroc": auroc(s, y),
-                           f"auroc_supported_vs_{near.split('_')[0]}": auroc(s[m], y[m])}
+                           "auroc_supported_vs_" + ("partial" if kind == "wice" else "contradict"): auroc(s[m], y[m])}
     out |= at_cut(s, y, cut)
     out["at_0.5"] = at_cut(s, y, 0.5)
     out["called_supported_by_category"] = {str(c): round(float((s[cat == c] >= cut).mean()), 4)
