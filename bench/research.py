@@ -1,4 +1,5 @@
-"""Research throughput: pages/s and chunks/s of the whole research path against a local web.
+"""Research throughput: pages/s and chunks/s of the whole research path against a local web,
+and PDF pages per second.
 
 The 181 pages of the Scrapinghub benchmark are served on 127.0.0.1 by threaded http.server and
 researched as the user's own --url sources (no SearXNG needed) into a temporary workspace with the
@@ -7,7 +8,12 @@ header + text the research path embeds). Goal: research time <= 1.2 x embedding-
 CPU seconds (all threads of this process) are printed too: on a busy machine wall-clock times
 swing with other work, CPU time much less.
 
-    python bench/research.py [--data DIR] [--limit N] [--json]
+PDFs (the test fixture and the PDFs Debian packages installed under /usr/share/doc, at most
+--pdf-limit of them, or the ones --pdf names) are then served the same way and researched as URLs:
+`pdf_extract_pages_per_s` is the document reader alone (a child process per PDF, as research runs
+it), `pdf_research_pages_per_s` the whole path (fetch, read, chunk, embed, index).
+
+    python bench/research.py [--data DIR] [--limit N] [--pdf FILE]... [--pdf-limit N] [--only-pdf] [--json]
 """
 
 from __future__ import annotations
@@ -47,9 +53,11 @@ def serve(pages: dict[str, bytes]) -> Iterator[str]:
 
         def do_GET(self) -> None:  # noqa: N802 - http.server's naming
             """Send the page or a 404."""
-            body = pages.get(self.path.split("?", 1)[0])
+            path = self.path.split("?", 1)[0]
+            body = pages.get(path)
+            kind = "application/pdf" if path.endswith(".pdf") else "text/html; charset=utf-8"
             self.send_response(200 if body is not None else 404)
-            self.send_header("Content-Type", "text/html; charset=utf-8" if body else "text/plain")
+            self.send_header("Content-Type", kind if body else "text/plain")
             self.send_header("Content-Length", str(len(body or b"")))
             self.end_headers()
             self.wfile.write(body or b"")
@@ -122,17 +130,77 @@ def run(data: Path, limit: int | None) -> dict[str, Any]:
     }
 
 
+FIXTURE_PDF = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "documents" / "fontconfig-user.pdf"
+
+
+def find_pdfs(limit: int) -> list[Path]:
+    """The fixture PDF and up to `limit` - 1 PDFs installed under /usr/share/doc (sorted, so repeatable)."""
+    found = sorted({p.resolve() for p in Path("/usr/share/doc").rglob("*.pdf*")
+                    if p.name.endswith((".pdf", ".pdf.gz")) and p.resolve() != FIXTURE_PDF.resolve()})
+    return [FIXTURE_PDF, *found[: max(0, limit - 1)]]
+
+
+def pdf_bytes(path: Path) -> bytes:
+    """A PDF's bytes (gunzipped when the package ships it compressed)."""
+    data = path.read_bytes()
+    return gzip.decompress(data) if path.name.endswith(".gz") else data
+
+
+def run_pdfs(pdfs: list[Path]) -> dict[str, Any]:
+    """PDF pages per second: the document reader alone, then the whole research path over the local web."""
+    import pypdfium2 as pdfium
+
+    from nonseq import queue
+    from nonseq.pipeline.ingest import limits_of
+    from nonseq.pipeline.research import run_research
+    from nonseq.research.documents import DocumentReader
+
+    files = {f"/{n}-{p.name.removesuffix('.gz')}": pdf_bytes(p) for n, p in enumerate(pdfs)}
+    pages = sum(len(pdfium.PdfDocument(data)) for data in files.values())
+    with tempfile.TemporaryDirectory(prefix="nonseq-bench-") as tmp, serve(files) as base:
+        ws = workspace(Path(tmp))
+        try:
+            reader = DocumentReader(limits_of(ws.settings.research))
+            started = time.perf_counter()
+            read = [reader.read(data, name) for name, data in files.items()]
+            extract_seconds = time.perf_counter() - started
+            ws.embedder.embed(["warm up the model"])
+            topic = queue.add_topic(ws.db, "Benchmark PDFs", "business", ws.categories)
+            summary = run_research(ws, topic.id, urls=[base + name for name in files])
+        finally:
+            ws.close()
+    return {
+        "pdf_files": len(files), "pdf_pages": pages, "pdf_pages_with_text": sum(len(d.pages) for d in read),
+        "pdf_skipped": {name: d.reason for name, d in zip(files, read, strict=True) if not d.ok},
+        "pdf_extract_seconds": round(extract_seconds, 2),
+        "pdf_extract_pages_per_s": round(pages / extract_seconds, 1),
+        "pdf_research_seconds": round(summary.seconds, 2), "pdf_chunks": summary.chunks,
+        "pdf_research_pages_per_s": round(pages / summary.seconds, 1),
+    }
+
+
 def main(argv: list[str] | None = None) -> None:
     """Parse arguments, run the benchmark, print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="benchmark folder")
     parser.add_argument("--limit", type=int, default=None, help="only the first N pages")
+    parser.add_argument("--pdf", type=Path, action="append", help="a PDF to research (repeatable)")
+    parser.add_argument("--pdf-limit", type=int, default=5, help="most PDFs found when --pdf is not given")
+    parser.add_argument("--only-pdf", action="store_true", help="skip the web pages, measure PDFs only")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
-    figures = run(args.data.resolve(), args.limit)
+    figures = {} if args.only_pdf else run(args.data.resolve(), args.limit)
+    figures.update(run_pdfs(args.pdf or find_pdfs(args.pdf_limit)))
     if args.json:
         print(json.dumps(figures))
         return
+    if not args.only_pdf:
+        print_pages(figures)
+    print_pdfs(figures)
+
+
+def print_pages(figures: dict[str, Any]) -> None:
+    """The web pages' figures."""
     print(f"research of {figures['pages']} local pages: {figures['fetched']} indexed, "
           f"{figures['chunks']} chunks, failed {figures['failed']}")
     print(f"  research    {figures['research_seconds']:>7.2f} s  {figures['pages_per_s']} pages/s  "
@@ -143,6 +211,18 @@ def main(argv: list[str] | None = None) -> None:
     print(f"  ratio {figures['ratio']:.3f} (goal <= {figures['goal_ratio']}: {verdict}); CPU seconds "
           f"{figures['research_cpu_seconds']} vs {figures['embed_only_cpu_seconds']} "
           f"(ratio {figures['cpu_ratio']:.3f}, steadier on a shared machine)")
+
+
+def print_pdfs(figures: dict[str, Any]) -> None:
+    """The PDFs' figures."""
+    print(f"research of {figures['pdf_files']} PDFs ({figures['pdf_pages']} pages, "
+          f"{figures['pdf_pages_with_text']} with text): {figures['pdf_chunks']} chunks")
+    print(f"  extraction  {figures['pdf_extract_seconds']:>7.2f} s  {figures['pdf_extract_pages_per_s']} PDF pages/s "
+          "(document reader, a child process per PDF)")
+    print(f"  research    {figures['pdf_research_seconds']:>7.2f} s  {figures['pdf_research_pages_per_s']} PDF pages/s "
+          "(fetch, read, chunk, embed, index)")
+    for name, reason in figures["pdf_skipped"].items():
+        print(f"  skipped {name}: {reason}")
 
 
 if __name__ == "__main__":

@@ -127,6 +127,22 @@ class ResearchSettings(Section):
     max_file_bytes: int = Field(
         10_000_000, ge=1000, description="Largest local file read by --file (refused before reading)"
     )
+    max_document_bytes: int = Field(
+        50_000_000, ge=1000, le=2_000_000_000,
+        description="Largest PDF, DOCX or EPUB read, from disk or the web (refused before reading)",
+    )
+    max_document_pages: int = Field(1000, ge=1, le=100_000, description="Most pages read of one PDF")
+    document_seconds: float = Field(
+        60.0, gt=0, le=3600,
+        description="Seconds one document's extraction may take (enforced inside its child process)",
+    )
+    document_memory_mb: int = Field(
+        512, ge=128, le=65536, description="Memory one document's extraction may use, in MB (POSIX)"
+    )
+    local_boost: float = Field(
+        0.5, ge=0, le=1,
+        description="Trust boost of the user's own files (domains do not apply to them); 0 = none",
+    )
 
 
 class RerankSettings(Section):
@@ -220,8 +236,8 @@ class RetrievalSettings(Section):
     rrf_k: int = Field(60, ge=1, le=1000, description="k of the dense + sparse RRF (knowledge)")
     scroll_limit: int = Field(
         10000, ge=100,
-        description="Largest knowledge/evergreen/persona collection scored locally; bigger ones "
-        "use Qdrant's hybrid RRF (research is always scrolled whole)",
+        description="Largest persona collection scored locally; bigger ones use Qdrant's trigger "
+        "search (knowledge and evergreen always use Qdrant's hybrid RRF, research is scrolled whole)",
     )
 
 
@@ -237,7 +253,9 @@ class GateSettings(Section):
         description="The same with the bi-encoder reranker (cosine scores; see docs/retrieval.md)",
     )
     score_top_k: int = Field(10, ge=1, le=1000, description="How many top chunks the mean covers")
-    min_domains: int = Field(2, ge=0, description="Soft: distinct domains needed")
+    min_domains: int = Field(
+        2, ge=0, description="Soft: distinct domains needed (each local file counts as its own)"
+    )
     uber_passes: int = Field(1, ge=0, le=5, description="Automatic Uber Research passes on THIN")
 
 
@@ -286,6 +304,7 @@ class KnowledgeSettings(Section):
     facts_per_page: int = Field(5, ge=1, le=6, description="Most facts kept from one page")
     page_tokens: int = Field(1200, ge=100, le=32000, description="Page text the LLM reads, in tokens")
     dedup_threshold: float = Field(0.92, gt=0, le=1, description="Cosine at which facts merge")
+    import_batch: int = Field(256, ge=1, le=4096, description="Facts embedded and stored per step of an import")
 
     @field_validator("extract")
     @classmethod

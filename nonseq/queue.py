@@ -148,10 +148,10 @@ def list_topics(conn: sqlite3.Connection, stages: Iterable[Stage] | None = None)
     return topics
 
 
-def edit_topic(
+def check_edit(
     conn: sqlite3.Connection, ref: int | str, categories: Iterable[str], **changes: Any
 ) -> Topic:
-    """Change a topic's editable fields (None values are left alone)."""
+    """The topic as an edit would leave it, checked but not saved (None values are left alone)."""
     topic = get_topic(conn, ref)
     changes = {k: v for k, v in changes.items() if v is not None}
     if not changes:
@@ -163,6 +163,14 @@ def edit_topic(
     for key, value in changes.items():
         setattr(topic, key, value)
     _check_fields(topic.title, topic.category, categories, topic.priority)
+    return topic
+
+
+def edit_topic(
+    conn: sqlite3.Connection, ref: int | str, categories: Iterable[str], **changes: Any
+) -> Topic:
+    """Change a topic's editable fields (None values are left alone)."""
+    topic = check_edit(conn, ref, categories, **changes)
     with transaction(conn):
         conn.execute(
             "UPDATE topics SET title=?, category=?, focus=?, sub_queries=?, persona=?, schema=?,"

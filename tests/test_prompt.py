@@ -213,3 +213,25 @@ def test_number_sources_knowledge_without_url() -> None:
     f, s = number_sources([cand("x", "", "Note", kind=SourceKind.KNOWLEDGE),
                            cand("y", "", "Note", kind=SourceKind.KNOWLEDGE)])
     assert [x.n for x in f] == [1, 1] and len(s) == 1
+
+
+def test_a_pdf_source_is_cited_with_the_pages_its_facts_come_from(tmp_path: Path) -> None:
+    """One number per document; its label names the pages of the chunks given under it."""
+    from nonseq.models import page_label
+    from nonseq.writing.articles import sources_section
+
+    pdf = (tmp_path / "Annual report 2025.pdf").as_uri()
+    chunks = [cand("growth", pdf, "Annual report 2025"), cand("web", "https://a.example/x", "A"),
+              cand("costs", pdf, "Annual report 2025")]
+    chunks[0].chunk.pages, chunks[2].chunk.pages = [14], [15]
+    chunks[0].chunk.domain = chunks[2].chunk.domain = "local"
+    facts, sources = number_sources(chunks)
+    assert [f.n for f in facts] == [1, 2, 1]
+    assert sources[0].label == "Annual report 2025, pp. 14\u201315" and sources[1].label == "A"
+    assert sources[0].to_dict() == {"n": 1, "title": "Annual report 2025", "url": pdf, "pages": [14, 15],
+                                    "path": str(tmp_path / "Annual report 2025.pdf")}
+    section = sources_section(sources)
+    assert f"- [1] Annual report 2025, pp. 14\u201315 \u2014 `{tmp_path}/Annual report 2025.pdf`" in section
+    assert "- [2] A \u2014 <https://a.example/x>" in section
+    assert page_label([14]) == "p. 14" and page_label([3, 14, 15, 16]) == "pp. 3, 14\u201316"
+    assert page_label([]) == ""

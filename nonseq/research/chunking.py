@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from nonseq.models import Chunk, SourceKind, provenance_header
@@ -11,7 +11,8 @@ from nonseq.text.sentences import sentences
 
 #: Tokens the embedder adds around every text ([CLS] and [SEP] for BERT-like models).
 SPECIAL_TOKENS = 2
-#: Longest title kept in the provenance header, in characters.
+#: Payload key of where, in a chunk's text, each of its pages after the first begins.
+PAGE_BREAKS_KEY = "page_breaks"
 CountTokens = Callable[[str], int]
 
 
@@ -23,6 +24,7 @@ class _Unit:
     tokens: int
     para: int
     starts_para: bool
+    page: int = 0
 
 
 class Chunker:
@@ -42,13 +44,18 @@ class Chunker:
 
     def split(self, text: str, limit: int | None = None) -> list[str]:
         """Texts of the windows: paragraphs kept whole when they fit, never cut mid-word."""
+        return [_join(window) for window in self._windows(text, limit)]
+
+    def _windows(self, text: str, limit: int | None = None,
+                 line_pages: Sequence[int] = ()) -> list[list[_Unit]]:
+        """The windows' units (each unit knows its page when line_pages numbers the text's lines)."""
         limit = limit or self.size
         overlap = min(self.overlap, limit // 2)
-        units = self._units(text, limit)
+        units = self._units(text, limit, line_pages)
         para_tokens: dict[int, int] = {}
         for u in units:
             para_tokens[u.para] = para_tokens.get(u.para, 0) + u.tokens
-        windows: list[str] = []
+        windows: list[list[_Unit]] = []
         current: list[_Unit] = []
         fresh = 0
         i = 0
@@ -74,25 +81,32 @@ class Chunker:
         """The document's chunks with full provenance, numbered from 0."""
         header = provenance_header(domain, doc.title, doc.published)
         digest = doc.content_hash
-        return [
-            Chunk(text=text, topic_slug=topic_slug, category=category, url=doc.url,
-                  domain=domain, title=doc.title, published=doc.published, content_hash=digest,
-                  trust_boost=trust_boost, source_kind=source_kind, position=n)
-            for n, text in enumerate(self.split(doc.text, self.limit_for(header)))
-        ]
+        chunks = []
+        for n, window in enumerate(self._windows(doc.text, self.limit_for(header), doc.line_pages)):
+            text = _join(window)
+            chunk = Chunk(text=text, topic_slug=topic_slug, category=category, url=doc.url,
+                          domain=domain, title=doc.title, published=doc.published, content_hash=digest,
+                          trust_boost=trust_boost, source_kind=source_kind, position=n)
+            if doc.line_pages:
+                chunk.pages, breaks = _pages_of(window)
+                if breaks:
+                    chunk.extra[PAGE_BREAKS_KEY] = breaks
+            chunks.append(chunk)
+        return chunks
 
     # -- internals ---------------------------------------------------------------------------
-    def _units(self, text: str, limit: int) -> list[_Unit]:
+    def _units(self, text: str, limit: int, line_pages: Sequence[int] = ()) -> list[_Unit]:
         """Sentences of every paragraph (one per line); over-long sentences split at words."""
         units: list[_Unit] = []
         paragraphs = [p.strip() for p in text.splitlines() if p.strip()]
         for para, paragraph in enumerate(paragraphs):
             first = True
+            page = line_pages[para] if para < len(line_pages) else 0
             for sentence in sentences(paragraph):
                 tokens = self.count(sentence)
                 pieces = [(sentence, tokens)] if tokens <= limit else self._words(sentence, limit)
                 for piece, n in pieces:
-                    units.append(_Unit(piece, n, para, first))
+                    units.append(_Unit(piece, n, para, first, page))
                     first = False
         return units
 
@@ -121,15 +135,15 @@ class Chunker:
         return [(word[i:i + step], self.count(word[i:i + step]))
                 for i in range(0, len(word), step)]
 
-    def _emit(self, current: list[_Unit], fresh: int, limit: int, out: list[str]) -> int:
-        """Append the window's text, giving back trailing units if the joined text is too long."""
+    def _emit(self, current: list[_Unit], fresh: int, limit: int, out: list[list[_Unit]]) -> int:
+        """Append the window, giving back trailing units if its joined text is too long."""
         given_back = 0
         text = _join(current)
         while fresh - given_back > 1 and self.count(text) > limit:
             current.pop()
             given_back += 1
             text = _join(current)
-        out.append(text)
+        out.append(list(current))
         return given_back
 
     def _tail(self, window: list[_Unit], overlap: int, following: _Unit, limit: int) -> list[_Unit]:
@@ -146,7 +160,7 @@ class Chunker:
             used += unit.tokens
         if not tail and window and room > 0:
             tail = self._word_tail(window[-1], room)
-        return [_Unit(u.text, u.tokens, u.para, False) if i == 0 else u for i, u in enumerate(tail)]
+        return [_Unit(u.text, u.tokens, u.para, False, u.page) if i == 0 else u for i, u in enumerate(tail)]
 
     def _word_tail(self, unit: _Unit, room: int) -> list[_Unit]:
         """The last words of a long sentence, at most `room` tokens, as the overlap."""
@@ -158,7 +172,23 @@ class Chunker:
                 break
             words.insert(0, word)
             used += n
-        return [_Unit(" ".join(words), used, unit.para, False)] if words else []
+        return [_Unit(" ".join(words), used, unit.para, False, unit.page)] if words else []
+
+
+def _pages_of(window: list[_Unit]) -> tuple[list[int], list[int]]:
+    """The window's pages in order, and where in its joined text each page after the first begins."""
+    pages: list[int] = []
+    breaks: list[int] = []
+    offset = 0
+    for n, unit in enumerate(window):
+        if n:
+            offset += 1  # the space or newline _join puts between units
+        if unit.page and (not pages or unit.page != pages[-1]):
+            if pages:
+                breaks.append(offset)
+            pages.append(unit.page)
+        offset += len(unit.text)
+    return sorted(set(pages)), breaks if len(set(pages)) == len(pages) else []
 
 
 def _join(units: list[_Unit]) -> str:

@@ -18,6 +18,7 @@ _HTML_SUFFIXES = (".html", ".htm", ".xhtml")
 _FRONT_MATTER = re.compile(r"\A---\s*\n(.*?)\n(?:---|\.\.\.)\s*\n", re.DOTALL)
 _FM_FIELD = re.compile(r"^(title|author|date|published)\s*:\s*(.+?)\s*$", re.MULTILINE | re.I)
 _MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
+_SETEXT = re.compile(r"^\s{0,3}(?:=+|-+)\s*$")
 _MD_BLOCK_LINE = re.compile(r"^\s{0,3}(#{1,6}\s|[-*+]\s|\d+[.)]\s|>|\||```|~~~)")
 _MD_INLINE = [
     (re.compile(r"!\[([^\]]*)\]\([^)]*\)"), r"\1"),  # images → alt text
@@ -38,6 +39,8 @@ class Document:
     published: str = ""
     site_name: str = ""
     kind: str = HTML
+    #: The page each line of `text` comes from (documents with fixed pages, e.g. PDFs; else empty).
+    line_pages: list[int] = field(default_factory=list)
 
     @property
     def content_hash(self) -> str:
@@ -182,6 +185,14 @@ def _paragraphs(text: str, markdown: bool) -> list[str]:
         lines = [ln for ln in block.split("\n") if ln.strip()]
         current: list[str] = []
         for line in lines:
+            if markdown and _SETEXT.match(line):  # "Title\n=====": the line above is a heading
+                if current:
+                    heading = current.pop()
+                    if current:
+                        out.append(_one_line(" ".join(current)))
+                    out.append("# " + _one_line(heading))
+                    current = []
+                continue
             if markdown and _MD_BLOCK_LINE.match(line) and current:
                 out.append(_one_line(" ".join(current)))
                 current = []

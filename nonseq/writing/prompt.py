@@ -16,8 +16,10 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote, urlsplit
 
 from nonseq.errors import ConfigError
+from nonseq.models import page_label
 from nonseq.text.words import estimate_tokens
 
 if TYPE_CHECKING:
@@ -48,16 +50,40 @@ def header(name: str) -> str:
 
 @dataclass
 class SourceRef:
-    """A numbered source: [n] → title, url."""
+    """A numbered source: [n] → title (with the document pages its facts come from), url."""
 
     n: int
     title: str
     url: str
     domain: str = ""
+    pages: list[int] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        """How it is cited: the title, then its pages ("Annual report 2025, p. 14")."""
+        pages = page_label(self.pages)
+        return f"{self.title}, {pages}" if pages else self.title
+
+    @property
+    def location(self) -> str:
+        """Where it is: a local file's path, else its URL."""
+        return file_path(self.url) or self.url
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON/YAML-ready dict."""
-        return {"n": self.n, "title": self.title, "url": self.url}
+        """A JSON/YAML-ready dict (pages and a local file's path only when there are any)."""
+        data: dict[str, Any] = {"n": self.n, "title": self.title, "url": self.url}
+        if self.pages:
+            data["pages"] = list(self.pages)
+        if file_path(self.url):
+            data["path"] = file_path(self.url)
+        return data
+
+
+def file_path(url: str) -> str:
+    """The filesystem path of a file:// URL ("" for any other URL)."""
+    if not url.startswith("file://"):
+        return ""
+    return unquote(urlsplit(url).path)
 
 
 @dataclass
@@ -110,7 +136,7 @@ class Prompt:
         lines = [f"# Prompt{': ' + title if title else ''}", ""]
         lines += [f"- {k}: {v}" for k, v in self.stats().items()]
         lines += ["", "## Sources", ""]
-        lines += [f"[{s.n}] {s.title} — {s.url}" for s in self.sources] or ["(none)"]
+        lines += [f"[{s.n}] {s.label} — {s.location}" for s in self.sources] or ["(none)"]
         parts = [("System message", self.system), ("User message", self.user)]
         if reply is not None:
             parts.append(("Model reply (before the grounding check)", reply))
@@ -147,6 +173,8 @@ def number_sources(research: Sequence[Candidate]) -> tuple[list[FactChunk], list
             title = c.chunk.title or c.chunk.domain or c.chunk.url or key
             sources.append(SourceRef(numbers[key], " ".join(title.split()), c.chunk.url,
                                      c.chunk.domain))
+        ref = sources[numbers[key] - 1]
+        ref.pages = sorted(set(ref.pages) | set(c.chunk.pages))
         facts.append(FactChunk(numbers[key], c.chunk.text, c.chunk.url, c.chunk.title,
                                str(c.group), rank, c.point_id))
     return facts, sources

@@ -289,7 +289,7 @@ def sections_markdown(title: str, draft: SectionedDraft, model: str) -> str:
     lines = [f"# Prompt: {title}", "", "- mode: sections", f"- model: {model}"]
     lines += [f"- {k}: {v}" for k, v in draft.stats().items()]
     lines += ["", "## Sources", ""]
-    lines += [f"[{s.n}] {s.title} — {s.url}" for s in draft.sources] or ["(none)"]
+    lines += [f"[{s.n}] {s.label} — {s.location}" for s in draft.sources] or ["(none)"]
     for call in draft.calls:
         lines += ["", f"## Section {call.index}: {call.name}", "",
                   f"- facts: {', '.join(f'[{f.n}]' for f in call.facts) or '(none)'}",
