@@ -305,7 +305,7 @@ def check(ws: Workspace, facts: list[FactRecord]) -> list[FactRecord]:
         return []
     from nonseq.verify.support import checker_for
 
-    results = checker_for(ws).check_many([(f.text, f.quote) for f in facts])
+    results = checker_for(ws).check_many([(f.text, f.quote) for f in facts], setting="claim")
     kept = []
     for fact, result in zip(facts, results, strict=True):
         fact.support = round(float(result.score), 4)

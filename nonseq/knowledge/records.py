@@ -170,8 +170,9 @@ def decide(fact: FactRecord, status: FactStatus | str, note: str = "") -> None:
 
 
 def get(conn: sqlite3.Connection, fact_id: int) -> FactRecord:
-    """One fact by id, or NotFoundError."""
-    row = conn.execute("SELECT * FROM facts WHERE id=?", (int(fact_id),)).fetchone()
+    """One fact by id, or NotFoundError (also for an id beyond SQLite's 64-bit range)."""
+    fact_id = int(fact_id)
+    row = conn.execute("SELECT * FROM facts WHERE id=?", (fact_id,)).fetchone() if 0 < fact_id < 2**63 else None
     if row is None:
         raise NotFoundError(f"no fact #{fact_id} (see `nonseq knowledge list`)")
     return _from_row(row)

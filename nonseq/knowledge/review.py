@@ -120,6 +120,6 @@ def recheck(ws: Workspace, fact: FactRecord) -> None:
         return
     from nonseq.verify.support import checker_for
 
-    result = checker_for(ws).check(fact.text, fact.quote)
+    result = checker_for(ws).check(fact.text, fact.quote, setting="claim")
     fact.support = round(float(result.score), 4)
     fact.flags = list(result.flags) + ([] if result.supported else ["unsupported"])

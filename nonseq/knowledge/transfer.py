@@ -43,8 +43,10 @@ class ImportReport:
 
 def export_facts(ws: Workspace, path: Path) -> int:
     """Write every fact (all statuses, with evidence and decisions) as JSON lines; returns the count."""
-    facts = records.select(ws.db)
     path = Path(path)
+    if path.exists() and not path.is_file():
+        raise UsageError(f"{path} is not a regular file; export writes (or replaces) a file: give a file path")
+    facts = records.select(ws.db)
     tmp = path.with_name(path.name + ".part")
     try:
         with tmp.open("w", encoding="utf-8") as out:

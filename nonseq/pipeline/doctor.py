@@ -40,7 +40,11 @@ class Degraded(str):
 
 
 def check_db(ws: Workspace) -> str:
-    """SQLite opens and is migrated."""
+    """SQLite opens, is migrated and passes its quick integrity check."""
+    problems = [row[0] for row in ws.db.execute("PRAGMA quick_check(3)")]
+    if problems != ["ok"]:
+        raise StoreError(f"{ws.db_path} is damaged ({'; '.join(problems)}); restore it from a backup, "
+                         "or recover what is readable with `sqlite3 nonseq.db .recover`")
     count = ws.db.execute("SELECT COUNT(*) FROM topics").fetchone()[0]
     return f"{ws.db_path} ({count} topic(s))"
 
