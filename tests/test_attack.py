@@ -181,11 +181,11 @@ def test_text_detection_and_boms(isolated: Path) -> None:
 
 
 def test_utf16_file_with_a_bom_is_read_as_text(isolated: Path) -> None:
-    from nonseq.pipeline.research import read_local
+    from nonseq.pipeline.ingest import read_local
 
     body = "Europa, one of Jupiter's moons, hides a salty ocean beneath its ice shell.\n" * 20
     (isolated / "europa.txt").write_bytes(body.encode("utf-16"))
-    page = read_local(isolated / "europa.txt")
+    page = read_local(isolated / "europa.txt", max_bytes=1_000_000)
     assert page.text == body and page.source.outcome == "fetched"
 
 
