@@ -61,9 +61,10 @@ def machine_fault(exc: BaseException, data_dir: object = "") -> NonseqError | No
     where = f" in {data_dir}" if data_dir else ""
     if isinstance(exc, sqlite3.DatabaseError):
         text = str(exc)
-        if "full" in text:
-            return NonseqError(f"the disk is full: the workspace database{where} could not be written ({text}); "
-                               "free some space and run the command again (what was saved is kept)")
+        if "full" in text or "disk I/O error" in text:
+            return NonseqError(f"the workspace database{where} could not be written ({text}: a full disk, a "
+                               "file-size limit or a failing device); free some space and run the command again "
+                               "(what was saved is kept)")
         if "malformed" in text or "not a database" in text or "corrupt" in text:
             return StoreError(f"the workspace database{where} is damaged ({text}); restore it from a backup, or "
                               "recover what is readable with `sqlite3 nonseq.db .recover`; `nonseq doctor` checks it")

@@ -69,7 +69,7 @@ def test_a_full_disk_is_one_line_and_keeps_what_was_saved(
                  "--focus", "x" * 3000, code=None) for n in range(12)]
     failed = [r for r in added if r.exit_code != 0]
     assert failed, "the database never filled up"
-    _one_error_line(failed[0], "the disk is full")
+    _one_error_line(failed[0], "could not be written (database or disk is full")
     monkeypatch.setattr(nonseq_workspace, "connect", real_connect)
     shown = cli("queue", "show", "first-topic")
     assert "First topic" in shown.stdout
