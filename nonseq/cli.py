@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 from typing import Annotated, Any
 
@@ -10,7 +11,7 @@ from typer.core import TyperGroup
 
 from nonseq import __version__
 from nonseq.commands import _common
-from nonseq.errors import NonseqError
+from nonseq.errors import NonseqError, machine_fault
 
 
 class NonseqGroup(TyperGroup):
@@ -40,9 +41,23 @@ class NonseqGroup(TyperGroup):
             err_console.print("[yellow]interrupted[/yellow]: progress so far is saved; "
                               "run the same command again to resume")
             raise typer.Exit(130) from None
+        except (OSError, sqlite3.DatabaseError) as exc:
+            self._fault(ctx, exc)
         finally:
             if isinstance(ctx.obj, _common.State):
                 ctx.obj.close()
+
+    @staticmethod
+    def _fault(ctx: Any, exc: OSError | sqlite3.DatabaseError) -> None:
+        """A full disk, a damaged database or a read-only file: one line and exit 1 (re-raised otherwise)."""
+        state = ctx.obj if isinstance(ctx.obj, _common.State) else None
+        fault = machine_fault(exc, state.data_dir if state else "")
+        if fault is None or (state and state.debug):
+            raise exc
+        from nonseq.ui.console import err_console, safe
+
+        err_console.print(f"[red]error:[/red] {safe(fault)}", soft_wrap=True)
+        raise typer.Exit(fault.exit_code) from None
 
     def list_commands(self, ctx: Any) -> list[str]:
         """Commands in the order they were added (the order of the workflow)."""

@@ -22,7 +22,7 @@ DEFAULT_CATEGORIES = [
 class Section(BaseModel):
     """Base for a config section: unknown keys are errors."""
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
 
 
 class PathsSettings(Section):
@@ -41,7 +41,7 @@ class SearxngSettings(Section):
     pages: int = Field(2, ge=1, le=10, description="Result pages fetched per query")
     language: str = Field("en", description="Search language")
     categories: str = Field("general", description="SearXNG categories, comma separated")
-    timeout: float = Field(15.0, gt=0, description="Seconds per request")
+    timeout: float = Field(15.0, gt=0, le=3600, description="Seconds per request")
     retries: int = Field(3, ge=0, le=10, description="Retries on 429, 5xx and timeouts")
     backoff: float = Field(
         1.0, ge=0, le=60, description="Seconds before the first retry (doubles each retry)"
@@ -55,7 +55,7 @@ class FetchSettings(Section):
 
     concurrency: int = Field(8, ge=1, le=128, description="Requests in flight overall")
     per_domain: int = Field(2, ge=1, le=32, description="Requests in flight per domain")
-    timeout: float = Field(20.0, gt=0, description="Seconds per page (total)")
+    timeout: float = Field(20.0, gt=0, le=3600, description="Seconds per page (total)")
     max_bytes: int = Field(5_000_000, ge=1000, description="Largest body read; more is cut")
     max_redirects: int = Field(5, ge=0, le=20, description="Redirects followed")
     user_agent: str = Field(
@@ -83,7 +83,7 @@ class QdrantSettings(Section):
     api_key: str = Field("", description="API key for a Qdrant server")
     path: str = Field("", description="Embedded store folder; empty = <data_dir>/qdrant")
     batch_size: int = Field(128, ge=1, le=4096, description="Points per upsert")
-    timeout: float = Field(30.0, gt=0, description="Seconds per server request")
+    timeout: float = Field(30.0, gt=0, le=3600, description="Seconds per server request")
 
 
 class EmbeddingSettings(Section):
@@ -98,7 +98,11 @@ class EmbeddingSettings(Section):
     )
     model_path: str = Field("", description="Local model folder (fastembed/sentence-transformers)")
     ollama_url: str = Field("http://127.0.0.1:11434", description="Ollama server for embeddings")
-    batch_size: int = Field(32, ge=1, le=1024, description="Texts per embedding batch")
+    batch_size: int = Field(
+        2, ge=1, le=1024,
+        description="Texts per embedding batch; fastembed's peak memory grows with it (15 MB a text) "
+        "and its speed does not",
+    )
     threads: int = Field(0, ge=0, le=256, description="ONNX threads; 0 = all cores")
 
 
@@ -126,6 +130,30 @@ class ResearchSettings(Section):
     )
     max_file_bytes: int = Field(
         10_000_000, ge=1000, description="Largest local file read by --file (refused before reading)"
+    )
+    max_chunks_per_page: int = Field(
+        300, ge=1, le=100_000,
+        description="Most chunks indexed from one web page (the first ones); a page cut short is reported",
+    )
+    max_chunks_per_file: int = Field(
+        2000, ge=1, le=1_000_000,
+        description="Most chunks indexed from one --file (the first ones); a file cut short is reported",
+    )
+    max_document_bytes: int = Field(
+        50_000_000, ge=1000, le=2_000_000_000,
+        description="Largest PDF, DOCX or EPUB read, from disk or the web (refused before reading)",
+    )
+    max_document_pages: int = Field(1000, ge=1, le=100_000, description="Most pages read of one PDF")
+    document_seconds: float = Field(
+        60.0, gt=0, le=3600,
+        description="Seconds one document's extraction may take (enforced inside its child process)",
+    )
+    document_memory_mb: int = Field(
+        512, ge=128, le=65536, description="Memory one document's extraction may use, in MB (POSIX)"
+    )
+    local_boost: float = Field(
+        0.5, ge=0, le=1,
+        description="Trust boost of the user's own files (domains do not apply to them); 0 = none",
     )
 
 
@@ -182,7 +210,7 @@ class LLMSettings(Section):
     )
     max_tokens: int = Field(1200, ge=16, le=32768, description="Most tokens generated per call")
     context_window: int = Field(8192, ge=512, le=262144, description="Model context in tokens")
-    timeout: float = Field(300.0, gt=0, description="Seconds per call (whole generation)")
+    timeout: float = Field(300.0, gt=0, le=86400, description="Seconds per call (whole generation)")
     retries: int = Field(2, ge=0, le=10, description="Retries on connection errors")
     json_retries: int = Field(
         2, ge=0, le=10, description="Retries when a JSON answer does not match its schema"
@@ -220,8 +248,8 @@ class RetrievalSettings(Section):
     rrf_k: int = Field(60, ge=1, le=1000, description="k of the dense + sparse RRF (knowledge)")
     scroll_limit: int = Field(
         10000, ge=100,
-        description="Largest knowledge/evergreen/persona collection scored locally; bigger ones "
-        "use Qdrant's hybrid RRF (research is always scrolled whole)",
+        description="Largest persona collection scored locally; bigger ones use Qdrant's trigger "
+        "search (knowledge and evergreen always use Qdrant's hybrid RRF, research is scrolled whole)",
     )
 
 
@@ -237,7 +265,9 @@ class GateSettings(Section):
         description="The same with the bi-encoder reranker (cosine scores; see docs/retrieval.md)",
     )
     score_top_k: int = Field(10, ge=1, le=1000, description="How many top chunks the mean covers")
-    min_domains: int = Field(2, ge=0, description="Soft: distinct domains needed")
+    min_domains: int = Field(
+        2, ge=0, description="Soft: distinct domains needed (each local file counts as its own)"
+    )
     uber_passes: int = Field(1, ge=0, le=5, description="Automatic Uber Research passes on THIN")
 
 
@@ -274,7 +304,7 @@ class NightSettings(Section):
 
     max_topics: int = Field(10, ge=1, le=1000, description="Topics per night run")
     topic_timeout: float = Field(
-        1800, gt=0, description="Seconds one topic may take; then it fails (retried next night)")
+        1800, gt=0, le=86400, description="Seconds one topic may take; then it fails (retried next night)")
     retries: int = Field(
         2, ge=0, le=100, description="Nights a topic that failed on a transient error is retried")
     log_file: str = Field("night.jsonl", description="JSON-lines log, relative to data_dir")
@@ -291,6 +321,7 @@ class KnowledgeSettings(Section):
     facts_per_page: int = Field(5, ge=1, le=6, description="Most facts kept from one page")
     page_tokens: int = Field(1200, ge=100, le=32000, description="Page text the LLM reads, in tokens")
     dedup_threshold: float = Field(0.92, gt=0, le=1, description="Cosine at which facts merge")
+    import_batch: int = Field(256, ge=1, le=4096, description="Facts embedded and stored per step of an import")
 
     @field_validator("extract")
     @classmethod

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -163,11 +164,48 @@ def m003_knowledge(conn: sqlite3.Connection) -> None:
     )
 
 
+def m004_research_chunks(conn: sqlite3.Connection) -> None:
+    """Research chunk text while its topic is active, so the vector store can be rebuilt from SQLite."""
+    _run_script(
+        conn,
+        """
+        CREATE TABLE research_chunks (
+            point_id TEXT PRIMARY KEY,
+            topic_id INTEGER NOT NULL REFERENCES topics(id) ON DELETE CASCADE,
+            collection TEXT NOT NULL,
+            payload TEXT NOT NULL,
+            text TEXT NOT NULL
+        );
+        CREATE INDEX research_chunks_topic ON research_chunks(topic_id)
+        """
+    )
+
+
+def m005_workspace_id(conn: sqlite3.Connection) -> None:
+    """The workspace's id, also recorded in its vector store: a store and a database that differ are refused.
+
+    `store_claimed` says a store was in use (an existing workspace's, if it has topics or facts).
+    """
+    conn.execute("CREATE TABLE workspace (id TEXT NOT NULL, created_at TEXT NOT NULL,"
+                 " store_claimed INTEGER NOT NULL DEFAULT 0)")
+    used = bool(conn.execute("SELECT 1 FROM topics LIMIT 1").fetchone()
+                or conn.execute("SELECT 1 FROM facts LIMIT 1").fetchone())
+    conn.execute("INSERT INTO workspace VALUES (?, ?, ?)", (uuid.uuid4().hex, now(), int(used)))
+
+
+def m006_fact_pages(conn: sqlite3.Connection) -> None:
+    """The document pages a fact's quote stands on (PDFs), as a JSON list."""
+    conn.execute("ALTER TABLE facts ADD COLUMN pages TEXT NOT NULL DEFAULT '[]'")
+
+
 #: Numbered migrations, applied in order and recorded in schema_migrations.
 MIGRATIONS: list[tuple[str, Callable[[sqlite3.Connection], None]]] = [
     ("m001_initial", m001_initial),
     ("m002_facts_and_runs", m002_facts_and_runs),
     ("m003_knowledge", m003_knowledge),
+    ("m004_research_chunks", m004_research_chunks),
+    ("m005_workspace_id", m005_workspace_id),
+    ("m006_fact_pages", m006_fact_pages),
 ]
 
 
@@ -206,6 +244,35 @@ def connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
+def workspace_id(conn: sqlite3.Connection) -> str:
+    """The id of the workspace this database belongs to."""
+    return str(conn.execute("SELECT id FROM workspace").fetchone()[0])
+
+
+def store_claimed(conn: sqlite3.Connection) -> bool:
+    """True once a vector store was recorded as this workspace's."""
+    return bool(conn.execute("SELECT store_claimed FROM workspace").fetchone()[0])
+
+
+def claim_store(conn: sqlite3.Connection) -> None:
+    """Record that the workspace has its vector store."""
+    with transaction(conn):
+        conn.execute("UPDATE workspace SET store_claimed=1")
+
+
+def is_fresh(conn: sqlite3.Connection) -> bool:
+    """True for a database with no topic and no fact (new, or emptied)."""
+    return not (conn.execute("SELECT 1 FROM topics LIMIT 1").fetchone()
+                or conn.execute("SELECT 1 FROM facts LIMIT 1").fetchone())
+
+
+def expected_points(conn: sqlite3.Connection) -> tuple[int, int]:
+    """(promoted facts, research chunks): what the vector store must hold points for."""
+    facts = conn.execute("SELECT COUNT(*) FROM facts WHERE status='promoted'").fetchone()[0]
+    chunks = conn.execute("SELECT COUNT(*) FROM research_chunks").fetchone()[0]
+    return int(facts), int(chunks)
+
+
 @contextmanager
 def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     """BEGIN IMMEDIATE … COMMIT, rolled back on any error (Ctrl-C included)."""
@@ -213,6 +280,7 @@ def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     try:
         yield conn
     except BaseException:
-        conn.execute("ROLLBACK")
+        if conn.in_transaction:  # SQLite has already rolled back after some errors (a full disk)
+            conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")

@@ -47,3 +47,32 @@ def is_transient(exc: BaseException) -> bool:
         return isinstance(exc, (BackendError, WorkspaceBusyError))
     name = type(exc).__name__
     return isinstance(exc, (OSError, TimeoutError)) or "Timeout" in name or "Connect" in name
+
+
+class StoreError(NonseqError):
+    """The vector store is damaged, or it and the database are not the same workspace's."""
+
+
+def machine_fault(exc: BaseException, data_dir: object = "") -> NonseqError | None:
+    """The one-line error for a fault of the machine (damaged database, full disk, read-only file), else None."""
+    import errno
+    import sqlite3
+
+    where = f" in {data_dir}" if data_dir else ""
+    if isinstance(exc, sqlite3.DatabaseError):
+        text = str(exc)
+        if "full" in text or "disk I/O error" in text:
+            return NonseqError(f"the workspace database{where} could not be written ({text}: a full disk, a "
+                               "file-size limit or a failing device); free some space and run the command again "
+                               "(what was saved is kept)")
+        if "malformed" in text or "not a database" in text or "corrupt" in text:
+            return StoreError(f"the workspace database{where} is damaged ({text}); restore it from a backup, or "
+                              "recover what is readable with `sqlite3 nonseq.db .recover`; `nonseq doctor` checks it")
+        return None
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        name = f": {exc.filename}" if exc.filename else ""
+        return NonseqError(f"no space left on the device{name}; free some space and run the command again")
+    if isinstance(exc, OSError) and exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        name = f" {exc.filename}" if exc.filename else ""
+        return NonseqError(f"cannot write{name}: {exc.strerror}; check the folder's permissions")
+    return None

@@ -28,6 +28,8 @@ class Step(StrEnum):
     PROMOTE = "promote"
     IMPORT = "import"
     REEMBED = "reembed"
+    REBUILD = "rebuild"      # the vector store rebuilt from SQLite
+    MIGRATE = "migrate"      # an old local-mode store moved into qdrant-edge
     TOPIC = "topic"          # a night run: one topic finished (data: its entry)
 
 

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import uuid
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
 
+#: The optional payload key of a chunk's document pages (written only when it has pages).
+PAGES_KEY = "pages"
 #: Namespace for deterministic point ids (uuid5).
 POINT_NAMESPACE = uuid.UUID("6f1c2b8e-4d0a-5b7e-9a31-2c4e5f607182")
 
@@ -68,12 +71,34 @@ class Outcome(StrEnum):
     REDIRECTS = "redirects"  # redirect loop or more redirects than [fetch] max_redirects
     EMPTY = "empty"  # the server answered 2xx with an empty body
     IRRELEVANT = "irrelevant"  # Uber Research: the page mentions too few topic keywords
+    ENCRYPTED = "encrypted"  # a document that needs a password (or carries DRM)
+    NO_TEXT = "no_text"  # a document without a text layer (a scan: no OCR) or without any text
+    UNREADABLE = "unreadable"  # a corrupt document, or one its reader gave up on
 
 
 #: Longest title kept in a provenance header (cut at a word, with an ellipsis).
 HEADER_TITLE_CHARS = 90
 #: Payload key under which persona chunks keep the trigger text their trigger_dense vector embeds.
 TRIGGER_KEY = "trigger"
+
+
+#: The domain of the user's own local files (each one counts as its own source).
+LOCAL_DOMAIN = "local"
+
+
+def page_label(pages: Sequence[int]) -> str:
+    """How pages are cited: "p. 14", "pp. 14–15", "pp. 3, 14–16" ("" without pages)."""
+    numbers = sorted(set(pages))
+    if not numbers:
+        return ""
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    parts = [str(r[0]) if len(r) == 1 else f"{r[0]}\u2013{r[-1]}" for r in runs]
+    return f"{'p.' if len(numbers) == 1 else 'pp.'} {', '.join(parts)}"
 
 
 def provenance_header(domain: str, title: str, published: str) -> str:
@@ -199,6 +224,18 @@ class Chunk:
     source_kind: SourceKind = SourceKind.RESEARCH
     position: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
+    #: The document pages the text comes from (PDFs; empty for web pages and unpaged files).
+    pages: list[int] = field(default_factory=list)
+
+    @property
+    def is_local(self) -> bool:
+        """True for a chunk of one of the user's own local files."""
+        return self.domain == LOCAL_DOMAIN
+
+    @property
+    def source_key(self) -> str:
+        """What counts as one source (the gate's diversity rule): its domain; a local file is its own."""
+        return self.url if self.is_local or not self.domain else self.domain
 
     def point_id(self) -> str:
         """A deterministic point id from kind, topic, url and position."""
@@ -216,6 +253,8 @@ class Chunk:
         """The Qdrant payload: the PAYLOAD_KEYS plus any extra keys."""
         payload = {key: getattr(self, key) for key in PAYLOAD_KEYS}
         payload["source_kind"] = str(self.source_kind)
+        if self.pages:
+            payload[PAGES_KEY] = list(self.pages)
         payload.update(self.extra)
         return payload
 
@@ -223,7 +262,8 @@ class Chunk:
     def from_payload(cls, payload: dict[str, Any]) -> Chunk:
         """Rebuild a chunk from a stored payload."""
         known: dict[str, Any] = {key: payload.get(key) for key in PAYLOAD_KEYS if key in payload}
-        extra = {k: v for k, v in payload.items() if k not in PAYLOAD_KEYS}
+        extra = {k: v for k, v in payload.items() if k not in PAYLOAD_KEYS and k != PAGES_KEY}
+        known["pages"] = [int(n) for n in payload.get(PAGES_KEY) or []]
         known["source_kind"] = SourceKind(known.get("source_kind") or "research")
         for key in ("domain", "title", "published", "content_hash", "category", "url"):
             known[key] = known.get(key) or ""
@@ -279,6 +319,8 @@ class Candidate:
             "domain": self.chunk.domain,
             "title": self.chunk.title,
             "position": self.chunk.position,
+            "pages": list(self.chunk.pages),
+            "local": self.chunk.is_local,
             "text": self.chunk.text,
             "scores": dict(self.scores),
             "notes": list(self.notes),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import sqlite3
@@ -12,6 +13,7 @@ from typing import Any
 from nonseq.db import now, transaction
 from nonseq.errors import NotFoundError, StageError, UsageError
 from nonseq.models import Outcome, Source, Stage, Topic
+from nonseq.text.urls import strip_credentials
 
 #: Every allowed stage move; anything else is refused. Any stage may also move to FAILED.
 ALLOWED_MOVES: dict[Stage, frozenset[Stage]] = {
@@ -50,8 +52,29 @@ def can_move(current: Stage, target: Stage) -> bool:
 
 
 def slugify(text: str, max_length: int = 60) -> str:
-    """A lower-case ASCII slug from free text."""
-    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    """A lower-case ASCII slug from a title in any script ("" only when the text has no letter, digit or symbol).
+
+    Latin titles keep the slug they always had; other scripts are transliterated (python-slugify);
+    text with nothing to transliterate (emoji, symbols) gets a stable slug from its hash.
+    """
+    decomposed = unicodedata.normalize("NFKD", text)
+    if all(c.isascii() for c in decomposed if c.isalnum()):
+        slug = _ascii_slug(decomposed, max_length)
+        if slug:
+            return slug
+    from slugify import slugify as transliterate
+
+    slug = transliterate(text, max_length=max_length, word_boundary=False)
+    if slug:
+        return slug.rstrip("-")
+    if not any(unicodedata.category(c)[0] in "LNS" for c in text):
+        return ""
+    return "t-" + hashlib.sha256(unicodedata.normalize("NFC", text.strip()).encode()).hexdigest()[:12]
+
+
+def _ascii_slug(text: str, max_length: int) -> str:
+    """The original slug: ASCII letters and digits of the NFKD text, runs of anything else as one '-'."""
+    ascii_text = text.encode("ascii", "ignore").decode()
     slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
     return slug[:max_length].rstrip("-")
 
@@ -131,8 +154,9 @@ def get_topic(conn: sqlite3.Connection, ref: int | str | None) -> Topic:
         number = int(text)
         row = conn.execute("SELECT * FROM topics WHERE id = ?", (number,)).fetchone() \
             if number <= MAX_PRIORITY else None
-    else:
-        row = conn.execute("SELECT * FROM topics WHERE slug = ?", (text,)).fetchone()
+    else:  # a slug, or the title as written (any script)
+        row = conn.execute("SELECT * FROM topics WHERE slug = ?", (text,)).fetchone() or \
+            conn.execute("SELECT * FROM topics WHERE title = ? ORDER BY id LIMIT 1", (text,)).fetchone()
     if row is None:
         raise NotFoundError(f"no topic {text!r} (see `nonseq queue list`)")
     return _row_to_topic(row)
@@ -148,10 +172,10 @@ def list_topics(conn: sqlite3.Connection, stages: Iterable[Stage] | None = None)
     return topics
 
 
-def edit_topic(
+def check_edit(
     conn: sqlite3.Connection, ref: int | str, categories: Iterable[str], **changes: Any
 ) -> Topic:
-    """Change a topic's editable fields (None values are left alone)."""
+    """The topic as an edit would leave it, checked but not saved (None values are left alone)."""
     topic = get_topic(conn, ref)
     changes = {k: v for k, v in changes.items() if v is not None}
     if not changes:
@@ -163,6 +187,14 @@ def edit_topic(
     for key, value in changes.items():
         setattr(topic, key, value)
     _check_fields(topic.title, topic.category, categories, topic.priority)
+    return topic
+
+
+def edit_topic(
+    conn: sqlite3.Connection, ref: int | str, categories: Iterable[str], **changes: Any
+) -> Topic:
+    """Change a topic's editable fields (None values are left alone)."""
+    topic = check_edit(conn, ref, categories, **changes)
     with transaction(conn):
         conn.execute(
             "UPDATE topics SET title=?, category=?, focus=?, sub_queries=?, persona=?, schema=?,"
@@ -296,8 +328,8 @@ def history(conn: sqlite3.Connection, ref: int | str) -> list[dict[str, Any]]:
 def record_sources(conn: sqlite3.Connection, topic: Topic, sources: Iterable[Source]) -> int:
     """Store (or replace) each source's fetch outcome for a topic; returns the count."""
     rows = [
-        (topic.id, s.url, s.final_url, s.domain, s.status, str(s.outcome), s.reason, s.bytes,
-         s.seconds, s.title, s.content_hash, s.trust_boost, now())
+        (topic.id, strip_credentials(s.url), strip_credentials(s.final_url), s.domain, s.status, str(s.outcome),
+         s.reason, s.bytes, s.seconds, s.title, s.content_hash, s.trust_boost, now())
         for s in sources
     ]
     with transaction(conn):

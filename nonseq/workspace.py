@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from nonseq.config import Settings
-from nonseq.db import connect
-from nonseq.errors import ConfigError
+from nonseq.db import claim_store, connect, expected_points, is_fresh, store_claimed, workspace_id
+from nonseq.errors import ConfigError, StoreError
+from nonseq.events import Kind, Progress, Step, emit
 
 if TYPE_CHECKING:
     from nonseq.cache import ModelCache
@@ -133,14 +134,34 @@ class Workspace:
         return conn
 
     @cached_property
-    def store(self) -> VectorStore:
-        """The vector store (embedded on disk unless [qdrant] url is set)."""
-        from nonseq.index.store import VectorStore
+    def raw_store(self) -> VectorStore:
+        """The vector store as it is on disk or on the server, before `store` checks whose it is."""
+        return self._open_store(None)
+
+    def open_store(self, progress: Progress | None = None) -> VectorStore:
+        """Open the store now (`raw_store`), reporting the move of an old local-mode store to progress."""
+        if "raw_store" not in self.__dict__:
+            self.__dict__["raw_store"] = self._open_store(progress)
+        return self.raw_store
+
+    def _open_store(self, progress: Progress | None) -> VectorStore:
+        """Open the configured store."""
+        from nonseq.index.stores import open_store
+
+        def moved(collection: str, done: int, total: int) -> None:
+            emit(progress, Step.MIGRATE, Kind.UPDATE, collection, done=done, total=total)
 
         q = self.settings.qdrant
-        store = VectorStore(path=self.qdrant_path, url=q.url, api_key=q.api_key,
-                            batch_size=q.batch_size, timeout=q.timeout)
+        store = open_store(path=self.qdrant_path, url=q.url, api_key=q.api_key, batch_size=q.batch_size,
+                           timeout=q.timeout, warn=self.warn, progress=moved if progress else None)
         self._closers.append(store)
+        return store
+
+    @cached_property
+    def store(self) -> VectorStore:
+        """The vector store (qdrant-edge on disk unless [qdrant] url is set), checked to be this workspace's."""
+        store = self.raw_store
+        belongs(self, store)
         return store
 
     @property
@@ -210,13 +231,14 @@ class Workspace:
         """A new fetcher: [fetch] settings (its `hosts` map included) and the domain registry."""
         from nonseq.research.fetch import Fetcher
 
-        return Fetcher(self.settings.fetch, self.domains)
+        return Fetcher(self.settings.fetch, self.domains,
+                       max_document_bytes=self.settings.research.max_document_bytes)
 
     def close(self) -> None:
         """Close everything that was opened, newest first."""
         while self._closers:
             self._closers.pop().close()
-        for name in ("db", "store", "indexer"):
+        for name in ("db", "raw_store", "store", "indexer"):
             self.__dict__.pop(name, None)
         self._memo.clear()
 
@@ -225,3 +247,48 @@ class Workspace:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def belongs(ws: Workspace, store: VectorStore, *, repairing: bool = False) -> None:
+    """Refuse a store and a database of different workspaces (one line naming the mismatch and the fix).
+
+    A store without a workspace id is new, lost, or from before ids: it is claimed unless it holds
+    research or knowledge beside a new database (that database is not the store's), or it is empty
+    while the database had a store and has points for it (the store was lost: `nonseq store rebuild`,
+    which claims it `repairing`).
+    """
+    mine, theirs = workspace_id(ws.db), store.workspace_id()
+    if theirs == mine:
+        return
+    where = f"the vector store {store.location}"
+    if theirs:
+        if is_fresh(ws.db):
+            raise StoreError(f"the database {ws.db_path} is new or empty, but {where} belongs to another "
+                             f"workspace: restore that workspace's {ws.db_path.name}, or move the store away "
+                             "to start afresh")
+        raise StoreError(f"the database {ws.db_path} and {where} belong to different workspaces: point "
+                         "[qdrant] path (or url) at this database's store")
+    if holds_research_or_knowledge(store):
+        if is_fresh(ws.db):
+            raise StoreError(f"the database {ws.db_path} is new or empty, but {where} holds research or "
+                             f"knowledge: restore its {ws.db_path.name}, or move the store away to start afresh")
+    elif store_claimed(ws.db) and not repairing:
+        facts, chunks = expected_points(ws.db)
+        if facts or chunks:
+            raise StoreError(f"{where} is missing or empty, but the database {ws.db_path} has {facts} promoted "
+                             f"fact(s) and {chunks} research chunk(s): run `nonseq store rebuild`")
+    store.set_workspace_id(mine)
+    claim_store(ws.db)
+
+
+def holds_research_or_knowledge(store: VectorStore) -> bool:
+    """True when a research or knowledge collection holds a point, or is damaged (personas come from files)."""
+    for name in store.collections():
+        if name.startswith("persona_"):
+            continue
+        try:
+            if store.count(name):
+                return True
+        except StoreError:
+            return True
+    return False

@@ -37,6 +37,23 @@ SCHEMA = {
     "required": ["city"],
 }
 
+#: A two-section article schema: the shortest whole article the tiny model writes in tests.
+BRIEF = """name = "brief"
+description = "Two short sections: what happened, and why it matters."
+target_words = 200
+headings = true
+opening = "Say what happened in the first sentence."
+closing = "End with what to watch next."
+
+[[sections]]
+name = "What happened"
+guidance = "The facts, with their sources."
+
+[[sections]]
+name = "Why it matters"
+guidance = "What it changes for the reader."
+"""
+
 DEFAULT_MODELS = {"smollm2:135m": "plain", "thinker:latest": "think", "ponder:latest": "unclosed"}
 
 

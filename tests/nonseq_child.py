@@ -4,8 +4,9 @@ Test-only wiring, from environment variables:
 - Always: any name lookup or connection that would leave 127.0.0.0/8 fails (tests/web.py
   guard_loopback); the local web's names reach the fetcher through `[fetch] hosts` in config.toml.
 - NONSEQ_TEST_KILL_AT=point:n: SIGKILL this process at the n-th pass through a point:
-  `fetch` (a page fetched), `index` (a batch written to the vector store), `token` (a generated
-  token), `article` (an article file being written, half its bytes on disk).
+  `fetch` (a page fetched), `index` (a batch written to the vector store), `write` (just before
+  points are written to the embedded store), `rebuild` (a batch written into a copy being rebuilt),
+  `token` (a generated token), `article` (an article file being written, half its bytes on disk).
 - NONSEQ_TEST_PAUSE_AT=promote: after the promoted facts' points are stored (before the wipe),
   print "paused at promote" on stderr and wait a minute, so a test can kill the process there.
 - NONSEQ_TEST_RSS_FILE=path: write this process's peak RSS (bytes) there at exit.
@@ -50,13 +51,27 @@ def _after(cls: type, method: str, point: str) -> None:
     setattr(cls, method, wrapped)
 
 
+def _before(cls: type, method: str, point: str) -> None:
+    """Pass through `point` each time cls.method is called, before it runs."""
+    original = getattr(cls, method)
+
+    def wrapped(self: Any, *args: Any, **kwargs: Any) -> Any:
+        _point(point)
+        return original(self, *args, **kwargs)
+
+    setattr(cls, method, wrapped)
+
+
 def _wire_kill_points() -> None:
-    """Wrap the places a kill may hit: fetching, indexing, generating, writing the article."""
+    """Wrap the places a kill may hit: fetching, indexing, rebuilding, generating, writing the article."""
+    from nonseq.index.edge import EdgeStaging, EdgeStore
     from nonseq.index.store import VectorStore
     from nonseq.research.fetch import Fetcher
 
     _after(Fetcher, "_page", "fetch")
     _after(VectorStore, "upsert", "index")
+    _before(EdgeStore, "write_points", "write")
+    _after(EdgeStaging, "write_points", "rebuild")
     from nonseq import llm as llm_pkg
 
     build = llm_pkg.build_llm

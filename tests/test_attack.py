@@ -155,8 +155,7 @@ def test_file_over_the_limit_is_refused_before_it_is_read(cli: Any, isolated: Pa
     assert json.loads(cli("queue", "show", "1", "--json").stdout)["topic"]["stage"] == "queued"
 
 
-@pytest.mark.parametrize("name, data, kind", ids=["pdf", "bytes", "compressed"], argvalues=[
-    ("paper.pdf", b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj << /Length 44 >> stream\nx\x9c\xab\xff\xfe\n", "PDF"),
+@pytest.mark.parametrize("name, data, kind", ids=["bytes", "compressed"], argvalues=[
     ("blob.txt", bytes(range(1, 256)) * 200, "binary"),
     ("packed.txt", zlib.compress(os.urandom(20000)).replace(b"\x00", b"\x01"), "binary"),
 ])
@@ -182,11 +181,11 @@ def test_text_detection_and_boms(isolated: Path) -> None:
 
 
 def test_utf16_file_with_a_bom_is_read_as_text(isolated: Path) -> None:
-    from nonseq.pipeline.research import read_local
+    from nonseq.pipeline.ingest import read_local
 
     body = "Europa, one of Jupiter's moons, hides a salty ocean beneath its ice shell.\n" * 20
     (isolated / "europa.txt").write_bytes(body.encode("utf-16"))
-    page = read_local(isolated / "europa.txt")
+    page = read_local(isolated / "europa.txt", max_bytes=1_000_000)
     assert page.text == body and page.source.outcome == "fetched"
 
 

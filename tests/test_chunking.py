@@ -143,3 +143,18 @@ def test_sentence_splitter() -> None:
         'He said "Stop."', "Then he left!", "Was it 3 p.m.?", "2024 was a year. e.g. lower case "
         "stays.",
     ]
+
+
+def test_the_first_windows_of_a_huge_text_read_only_what_they_need() -> None:
+    """A cap on chunks stops the work too: the rest of a 20,000-paragraph text is never tokenized."""
+    calls: list[str] = []
+
+    def counting(text: str) -> int:
+        calls.append(text)
+        return count(text)
+
+    text = paragraphs(3, 20_000)
+    windows = Chunker(counting, size=100, overlap=20).windows(text)
+    first = [next(windows) for _ in range(3)]
+    assert first == Chunker(count, size=100, overlap=20).split(paragraphs(3, 12))[:3]
+    assert len(calls) < 200, f"{len(calls)} token counts for 3 windows"

@@ -142,3 +142,22 @@ def test_real_benchmark_page() -> None:
     doc = extract_html(html, item["url"], favor_precision=True)
     assert doc is not None and doc.title and doc.published
     assert item["articleBody"].split("\n")[0][:60] in doc.text
+
+
+def fragment_page(paragraphs: int) -> str:
+    """A page of many one-line paragraphs (a link farm, a log, a lyrics dump), with furniture around them."""
+    body = "".join(f"<p>line {n} of the fragments</p>\n" for n in range(paragraphs))
+    return (f"<html><head><title>Fragments</title><meta property='article:published_time' "
+            f"content='2024-03-05T09:30:00Z'></head><body><nav><a href='/'>Home</a></nav>"
+            f"<article><h1>Fragments</h1>{body}<!-- a comment --></article>"
+            f"<script>var x = 1;</script><footer>All rights reserved</footer></body></html>")
+
+
+def test_a_fragment_heavy_page_is_read_in_one_pass_line_by_line() -> None:
+    """30,000 one-line paragraphs: every line kept, furniture and scripts left out, metadata from <head>."""
+    doc = extract_html(fragment_page(30_000), "https://frag.example/a")
+    assert doc is not None
+    lines = doc.text.split("\n")
+    assert lines[0] == "Fragments"
+    assert lines[1:] == [f"line {n} of the fragments" for n in range(30_000)]
+    assert doc.title == "Fragments" and doc.published.startswith("2024-03-05")

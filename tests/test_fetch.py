@@ -14,7 +14,7 @@ from nonseq import queue
 from nonseq.errors import UsageError
 from nonseq.models import Outcome
 from nonseq.research.domains import DomainRegistry
-from nonseq.research.fetch import FetchedPage, Fetcher, binary_kind, decode_body, fetch_urls, page_title
+from nonseq.research.fetch import PDF_TYPE, FetchedPage, Fetcher, binary_kind, decode_body, fetch_urls, page_title
 from tests.web import LocalWeb
 
 pytestmark = pytest.mark.usefixtures("loopback_only")
@@ -71,6 +71,29 @@ def test_stream_yields_pages_as_they_complete(local_web: LocalWeb, registry: Dom
     assert asyncio.run(run()) == [fast, slow]
 
 
+def test_a_slow_consumer_holds_at_most_concurrency_pages(local_web: LocalWeb, registry: DomainRegistry) -> None:
+    """Pages fetched but not yet taken count against [fetch] concurrency: memory stays bounded."""
+    urls = [local_web.url("news-b.test", f"/slow-page?ms=1&n={n}") for n in range(12)]
+
+    async def run() -> tuple[int, int]:
+        fetcher = Fetcher(local_web.fetch_settings(concurrency=3, per_domain=3), registry, local_web.resolve)
+        stream = fetcher.stream(urls)
+        await anext(stream)  # take one page, then stop taking
+        stats = local_web.stats["news-b.test"]
+        settled, seen = 0, -1
+        while settled < 10:  # wait until no new request has started for a while
+            await asyncio.sleep(0.05)
+            settled, seen = (settled + 1, seen) if len(stats.requests) == seen else (0, len(stats.requests))
+        started_while_waiting = len(stats.requests)
+        rest = [page async for page in stream]
+        return started_while_waiting, len(rest)
+
+    local_web.reset_stats()
+    started, rest = asyncio.run(run())
+    assert started <= 1 + 3, f"{started} pages requested while the consumer held one"
+    assert rest == 11
+
+
 HOSTILE = [
     ("/huge", Outcome.TOO_LARGE, "cut"),
     ("/huge-declared", Outcome.TOO_LARGE, "Content-Length"),
@@ -89,8 +112,6 @@ HOSTILE = [
     ("/status/404", Outcome.HTTP_ERROR, "HTTP 404"),
     ("/status/500", Outcome.HTTP_ERROR, "HTTP 500"),
     ("/empty", Outcome.EMPTY, "empty body"),
-    ("/doc.pdf", Outcome.WRONG_TYPE, "PDF skipped"),
-    ("/pdf-as-html", Outcome.WRONG_TYPE, "PDF skipped"),
     ("/data.json", Outcome.WRONG_TYPE, "application/json"),
     ("/private/secret.html", Outcome.ROBOTS, "robots.txt"),
 ]
@@ -109,6 +130,29 @@ def test_hostile_pages(local_web: LocalWeb, registry: DomainRegistry, path: str,
     assert time.monotonic() - started < 3
     if outcome is Outcome.HTTP_ERROR:
         assert src.status == int(path.rsplit("/", 1)[1])
+
+
+@pytest.mark.parametrize("path", ["/doc.pdf", "/pdf-as-html"])
+def test_pdfs_are_fetched_as_bytes_for_the_document_reader(local_web: LocalWeb, registry: DomainRegistry,
+                                                           path: str) -> None:
+    """A PDF, by its type or by its first bytes, keeps its raw body (never decoded as text)."""
+    page = one(local_web, registry, local_web.hostile(path))
+    assert page.source.outcome is Outcome.FETCHED, page.source.reason
+    assert page.content_type == PDF_TYPE and page.text is None
+    assert page.body.startswith(b"%PDF-") and page.source.bytes == len(page.body)
+
+
+def test_pdfs_have_their_own_size_limit(local_web: LocalWeb, registry: DomainRegistry) -> None:
+    """[research] max_document_bytes, not [fetch] max_bytes, bounds a PDF; a page keeps its limit."""
+    url = local_web.url("science-c.test", "/papers/fontconfig-user.pdf")
+    settings = local_web.fetch_settings(max_bytes=50_000)
+    small = Fetcher(settings, registry, local_web.resolve).fetch_all([url])[0]
+    assert small.source.outcome is Outcome.TOO_LARGE, "a document limit defaults to the page limit"
+    roomy = Fetcher(settings, registry, local_web.resolve, max_document_bytes=1_000_000).fetch_all([url])[0]
+    assert roomy.source.outcome is Outcome.FETCHED and roomy.body[:5] == b"%PDF-"
+    page = Fetcher(settings, registry, local_web.resolve, max_document_bytes=1_000_000).fetch_all(
+        [local_web.hostile("/huge")])[0]
+    assert page.source.outcome is Outcome.TOO_LARGE
 
 
 def test_redirect_refusals_happen_before_any_connection(local_web: LocalWeb,

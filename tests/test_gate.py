@@ -120,3 +120,15 @@ def test_empty_research_is_thin_and_final() -> None:
     verdict = evaluate(_pack([]), GateSettings())
     assert verdict.status == "THIN" and not verdict.can_continue
     assert verdict.to_dict()["status"] == "THIN"
+
+
+def test_each_local_file_counts_as_its_own_source() -> None:
+    """Domains do not apply to local files: two files are two sources, one file's chunks are one."""
+    pack = _pack([0.9] * 6, domains=1)
+    for i, cand in enumerate(pack.pool):
+        cand.chunk.domain, cand.chunk.url = "local", f"file:///home/me/docs/report-{i % 2}.pdf"
+    assert evaluate(pack, GateSettings()).domains == 2
+    for cand in pack.pool:
+        cand.chunk.url = "file:///home/me/docs/report.pdf"
+    verdict = evaluate(pack, GateSettings())
+    assert verdict.domains == 1 and not verdict.ok

@@ -17,27 +17,13 @@ from typing import Any
 
 import pytest
 
+from tests.llm_servers import BRIEF
 from tests.terminal import Terminal
 from tests.web import LocalWeb
 
 pytestmark = [pytest.mark.slow]
 
 #: A two-section schema, so that the small LLM writes the test's article in reasonable time.
-BRIEF = """name = "brief"
-description = "Two short sections: what happened, and why it matters."
-target_words = 200
-headings = true
-opening = "Say what happened in the first sentence."
-closing = "End with what to watch next."
-
-[[sections]]
-name = "What happened"
-guidance = "The facts, with their sources."
-
-[[sections]]
-name = "Why it matters"
-guidance = "What it changes for the reader."
-"""
 
 
 @pytest.fixture
@@ -186,7 +172,7 @@ def _own_sources(t: Terminal, *entries: str) -> None:
     t.wait("Uber Research")
     t.press("2")
     for n, entry in enumerate((*entries, ""), 1):
-        t.wait(f"URL or file path {n}")
+        t.wait(f"URL, file or folder {n}")
         t.type(entry)
 
 

@@ -84,7 +84,7 @@ def test_hostile_pages_are_recorded_with_their_reason(
         local_web.hostile("/huge"): "too_large",
         local_web.hostile("/slow?s=5"): "timeout",
         local_web.hostile("/binary"): "wrong_type",
-        local_web.hostile("/doc.pdf"): "wrong_type",
+        local_web.hostile("/doc.pdf"): "unreadable",  # a PDF with no page: read, and refused
         local_web.hostile("/loop-a"): "redirects",
         local_web.hostile("/to-private"): "refused",
         local_web.hostile("/to-metadata"): "refused",
@@ -110,7 +110,8 @@ def test_hostile_pages_are_recorded_with_their_reason(
     pair = {recorded[article]["outcome"], recorded[local_web.hostile("/to-article")]["outcome"]}
     assert pair == {"fetched", "duplicate"}
     assert summary["fetched"] == 1 and summary["blocked"] == 2
-    assert summary["failed"]["duplicate"] == 1 and summary["failed"]["wrong_type"] == 2
+    assert summary["failed"]["duplicate"] == 1 and summary["failed"]["wrong_type"] == 1
+    assert summary["failed"]["unreadable"] == 1
     assert len({p.chunk.url for p in points(open_ws)}) == 1
 
 
@@ -139,8 +140,11 @@ def test_user_urls_and_files(cli: Any, open_ws: Any, local_web: LocalWeb, search
     assert any(p.chunk.url == page.url and p.chunk.domain == page.host for p in stored)
 
     summary = run_json(cli, "1", "--file", str(notes))
-    assert summary["mode"] == "user" and summary["fetched"] == 1
-    assert len(points(open_ws)) == len(stored), "re-adding a file replaces its chunks"
+    assert summary["mode"] == "user" and summary["fetched"] == 0 and summary["files"]["unchanged"] == 1
+    notes.write_text(notes.read_text(encoding="utf-8") + "\nA later note.\n", encoding="utf-8")
+    summary = run_json(cli, "1", "--file", str(notes))
+    assert summary["fetched"] == 1 and summary["files"]["unchanged"] == 0
+    assert len(points(open_ws)) == len(stored), "re-adding a changed file replaces its chunks"
     cli("research", "1", "--file", str(isolated / "missing.md"), code=2)
 
 

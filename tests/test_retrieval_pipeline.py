@@ -50,7 +50,7 @@ def test_prerank_covers_every_chunk_of_a_big_collection(ws: Workspace,
     ws.store.ensure(name, ws.embedder.dim, ws.embedder.name)
     ws.store.upsert(name, chunks, rng.normal(size=(300, ws.embedder.dim)),
                     ws.sparse.encode(texts))
-    scrolls = count_calls(monkeypatch, ws.store.client, "scroll")
+    scrolls = count_calls(monkeypatch, ws.store, "iter_points")
     cands = research_candidates(ws, TOPIC)
     assert len(scrolls) == 1 and len(cands) == 300
     assert all(c.vector is not None and len(c.vector) == ws.embedder.dim for c in cands)
@@ -142,24 +142,36 @@ def test_retrieve_builds_the_pack(filled: Workspace, monkeypatch: pytest.MonkeyP
     json.dumps(pack.to_dict())
 
 
-def test_knowledge_uses_store_hybrid_when_too_large(ws: Workspace,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    """Above scroll_limit knowledge comes from Qdrant's dense + sparse RRF, topic facts kept."""
-    ws.settings.retrieval.scroll_limit = 100
+def test_knowledge_comes_from_the_engine_never_a_full_scroll(ws: Workspace,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Knowledge: the topic's own facts by a topic filter, the rest by the engine's hybrid query; the
+    collection is never read whole, whatever its size."""
     ws.settings.retrieval.knowledge_top = 5
     facts = [chunk(f"fact {i} about crops and harvests", f"https://k.org/{i}", i,
                    kind=SourceKind.KNOWLEDGE, slug="farming") for i in range(103)]
-    facts.append(chunk("Surface codes need a grid of physical qubits.", "https://k.org/q", 0,
-                       kind=SourceKind.KNOWLEDGE))
+    facts += [chunk("Surface codes need a grid of physical qubits.", "https://k.org/q", 0,
+                    kind=SourceKind.KNOWLEDGE),
+              chunk("Bananas are berries.", "https://k.org/b", 1, kind=SourceKind.KNOWLEDGE)]
     ws.indexer.index(knowledge_collection("science"), facts)
     ws.indexer.index(research_collection("science"),
-                 [chunk("Surface code basics for logical qubits.", "https://a.org/1")])
+                     [chunk("Surface code basics for logical qubits.", "https://a.org/1")])
+    reads: list[tuple[str, object]] = []
+    real = ws.store.iter_points
+
+    def spy(name: str, match: object = None, *args: object, **kwargs: object) -> object:
+        reads.append((name, match))
+        return real(name, match, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ws.store, "iter_points", spy)
     hybrids = count_calls(monkeypatch, ws.store, "hybrid")
     pack = retrieve(ws, TOPIC)
-    assert len(hybrids) == 2  # similar facts + the topic's own facts
-    know = [c for c in pack.pool if c.group == SourceKind.KNOWLEDGE]
-    assert 1 <= len(know) <= 6 and any(c.chunk.topic_slug == "qec" for c in know)
-    assert all("qdrant RRF" in " ".join(c.notes) for c in know)
+    assert len(hybrids) == 2  # knowledge and evergreen
+    assert all(isinstance(m, dict) and m.get("topic_slug") for n, m in reads if n.startswith("knowledge_"))
+    know = [c for c in pack.pool + pack.discarded if c.group == SourceKind.KNOWLEDGE]
+    own = {c.chunk.text for c in know if c.chunk.topic_slug == "qec"}
+    assert own == {"Surface codes need a grid of physical qubits.", "Bananas are berries."}  # every own fact
+    assert len(know) <= 5 + 2
+    assert any("qdrant RRF" in " ".join(c.notes) for c in know)
 
 
 def test_topic_without_research_gives_an_empty_pack(ws: Workspace) -> None:

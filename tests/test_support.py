@@ -100,3 +100,32 @@ def test_bench_prints_the_figures() -> None:
         assert isinstance(got[key], float) and 0 <= got[key] <= 1
     assert got["claims"] == 15 and got["published"]["auroc_supported_vs_rest"]["gpt-4"] == 0.802
     assert {"cut", "precision", "recall", "seconds_per_claim"} <= set(got)
+
+
+def test_bench_reads_both_scifact_formats(tmp_path: Path) -> None:
+    """bench/support.py reads claims_train.jsonl rows and SciFact's own claims format (+ corpus) alike."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_support", REPO / "bench" / "support.py")
+    assert spec and spec.loader
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    sentences = ["Aspirin lowers fever.", "It was tested in 40 adults.", "Side effects were rare."]
+    (tmp_path / "corpus.jsonl").write_text(json.dumps({"doc_id": 7, "title": "t", "abstract": sentences}) + "\n")
+    def ev(label: str) -> dict[str, list[dict[str, object]]]:
+        return {"7": [{"sentences": [0], "label": label}]}
+
+    claims = [{"id": 1, "claim": "Aspirin lowers fever.", "evidence": ev("SUPPORT"), "cited_doc_ids": [7]},
+              {"id": 2, "claim": "Aspirin raises fever.", "evidence": ev("CONTRADICT"), "cited_doc_ids": [7]},
+              {"id": 3, "claim": "Aspirin cures baldness.", "evidence": {}, "cited_doc_ids": [7]}]
+    (tmp_path / "dev.jsonl").write_text("".join(json.dumps(c) + "\n" for c in claims))
+    kind, rows = bench.load(tmp_path / "dev.jsonl", tmp_path / "corpus.jsonl")
+    train = [{"id": 1, "claim": "Aspirin lowers fever.", "doc_id": "7", "label": "SUPPORT", "rationale": [0],
+              "sentences": sentences}]
+    (tmp_path / "train.jsonl").write_text(json.dumps(train[0]) + "\n")
+    assert kind == "scifact" and [r["label"] for r in rows] == ["SUPPORT", "CONTRADICT", "NOT_ENOUGH_INFO"]
+    assert rows[0] == bench.load(tmp_path / "train.jsonl", None)[1][0] | {"label": "SUPPORT"}
+    pairs = bench.sentence_pairs(kind, rows)
+    assert [(p[1], p[2], p[3]) for p in pairs] == [
+        (sentences[:1], True, "support"), (sentences[:1], False, "contradict"),
+        ([sentences[0]], False, "no_evidence_top")]

@@ -29,6 +29,9 @@ import pytest
 from nonseq.config import FetchSettings, SearxngSettings
 
 WEB_DIR = Path(__file__).parent / "fixtures" / "web"
+DOCS_DIR = Path(__file__).parent / "fixtures" / "documents"
+#: Real PDFs the local web serves (path on science-c.test → fixture file); not in the search index.
+PDFS = {"/papers/fontconfig-user.pdf": DOCS_DIR / "fontconfig-user.pdf"}
 #: Content hosts and the loopback address each one is served on.
 HOSTS = {
     "news-a.test": "127.0.0.2",
@@ -304,6 +307,8 @@ class LocalWeb:
         page = self._by_path.get((host, path))
         if page is not None:
             self._send_page(handler, page)
+        elif host == "science-c.test" and path in PDFS:
+            handler.send(200, PDFS[path].read_bytes(), "application/pdf")
         elif path == "/slow-page":
             self._busy(host, int(query.get("ms", "200")) / 1000, handler.server.stopping)
             handler.send(200, f"<html><title>slow {query.get('n', '')}</title></html>".encode())

@@ -22,6 +22,11 @@ class State:
         self._locked: Path | None = None
 
     @property
+    def data_dir(self) -> str:
+        """The workspace folder, once the settings are loaded (else empty)."""
+        return str(self._settings.data_dir) if self._settings is not None else ""
+
+    @property
     def settings(self) -> Settings:
         """The validated settings (loaded once)."""
         if self._settings is None:

@@ -47,7 +47,7 @@ def show(
         meta, body = read_article(path)
         print_json({"path": str(path), "meta": meta, "body": body})
         return
-    typer.echo(path.read_text(encoding="utf-8"), nl=False)
+    typer.echo(out.plain(path.read_text(encoding="utf-8")), nl=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -216,13 +216,24 @@ def export(ctx: typer.Context, path: Annotated[Path, typer.Argument(help="JSONL 
 
 
 @app.command("import")
-def import_cmd(ctx: typer.Context, path: Annotated[Path, typer.Argument(help="JSONL file to read")]) -> None:
-    """Import an export (re-embedded with this workspace's models; known uids are skipped)."""
-    from nonseq.knowledge import import_facts
+def import_cmd(ctx: typer.Context, path: Annotated[Path, typer.Argument(help="JSONL file to read")],
+               as_json: JsonOpt = False) -> None:
+    """Import an export: every line checked first, then embedded once and stored (known uids are skipped).
 
-    report = import_facts(locked_workspace(ctx, "knowledge import"), path)
+    Safe to stop: run it again to finish (nothing is duplicated).
+    """
+    from nonseq.knowledge import import_facts
+    from nonseq.ui.bars import CountBar
+
+    ws = locked_workspace(ctx, "knowledge import")
+    with CountBar("importing") as bar:
+        report = import_facts(ws, path, progress=bar)
+    if as_json:
+        print_json(report.to_dict())
+        return
+    resumed = f", {report.resumed} unfinished point(s) written" if report.resumed else ""
     out.console.print(f"imported {report.added} of {report.read} fact(s) ({report.skipped} already "
-                  f"present), {report.promoted} promoted point(s) rebuilt")
+                      f"present), {report.promoted} promoted point(s) rebuilt{resumed}")
 
 
 def register(root: typer.Typer) -> None:

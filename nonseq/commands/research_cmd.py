@@ -1,4 +1,4 @@
-"""`nonseq research TOPIC_ID [--url URL]... [--file PATH]... [--json]`: research a queued topic."""
+"""`nonseq research TOPIC_ID [--url URL]... [--file PATH|DIR]... [--json]`: research a queued topic."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ def research(
     url: Annotated[list[str] | None, typer.Option(
         "--url", "-u", help="Add this page (repeatable); with only --url/--file, no search")] = None,
     file: Annotated[list[str] | None, typer.Option(
-        "--file", "-f", help="Add a local HTML, Markdown or text file (repeatable)")] = None,
+        "--file", "-f", help="Add a local file or every supported file in a folder: PDF, DOCX, EPUB, "
+        "HTML, Markdown or text (repeatable; files already indexed are not read again)")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON")] = False,
 ) -> None:
     """Research a topic on the web (or add your own sources) and index its chunks."""

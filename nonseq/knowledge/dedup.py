@@ -52,7 +52,7 @@ class FactIndex:
 
 def corroboration(fact: FactRecord) -> dict[str, Any]:
     """The corroborating-source entry a merged duplicate leaves on the fact it joins."""
-    return {"url": fact.url, "title": fact.title, "domain": fact.domain, "quote": fact.quote,
+    return {"url": fact.url, "title": fact.title, "domain": fact.domain, "quote": fact.quote, "pages": fact.pages,
             "published": fact.published, "fetched_at": fact.fetched_at, "support": fact.support,
             "extractor": fact.extractor, "text": fact.text}
 

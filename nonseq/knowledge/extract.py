@@ -23,7 +23,9 @@ from nonseq.events import Kind, Progress, Step, emit
 from nonseq.index.store import research_collection
 from nonseq.knowledge import dedup, records
 from nonseq.knowledge.records import EXTRACTIVE, FactRecord
-from nonseq.models import FactKind, Topic
+from nonseq.models import Chunk, FactKind, Topic
+from nonseq.research.chunking import PAGE_BREAKS_KEY
+from nonseq.text.instructions import drop_instructions, is_instruction
 from nonseq.text.sentences import sentences
 
 if TYPE_CHECKING:
@@ -86,6 +88,14 @@ class Page:
     published: str = ""
     fetched_at: str = ""
     text: str = ""
+    #: (offset in text, page) where each document page begins (PDFs; empty for web pages).
+    marks: list[tuple[int, int]] = field(default_factory=list)
+
+    def pages_of(self, start: int, end: int) -> list[int]:
+        """The document pages the text span [start, end) stands on."""
+        current = [page for offset, page in self.marks if offset <= start][-1:]
+        inside = [page for offset, page in self.marks if start < offset < end]
+        return sorted(set(current + inside))
 
 
 @dataclass
@@ -139,13 +149,30 @@ def topic_pages(ws: Workspace, topic: Topic) -> list[Page]:
     pages = []
     for url, chunks in by_url.items():
         chunks.sort(key=lambda c: c.position)
-        text = chunks[0].text
-        for c in chunks[1:]:
-            text = merge_overlap(text, c.text)
+        text, marks = merge_chunks(chunks)
         first = chunks[0]
         pages.append(Page(url, first.title, first.domain, first.published, fetched.get(url, ""),
-                          text))
+                          text, marks))
     return sorted(pages, key=lambda p: (order.get(p.url, len(order)), p.url))
+
+
+def merge_chunks(chunks: list[Chunk]) -> tuple[str, list[tuple[int, int]]]:
+    """Consecutive chunks joined into the page's text, with where each document page begins in it."""
+    text, marks = chunks[0].text, _page_marks(chunks[0], 0)
+    for chunk in chunks[1:]:
+        text = merge_overlap(text, chunk.text)
+        marks += _page_marks(chunk, len(text) - len(chunk.text))
+    return text, sorted(marks, key=lambda m: m[0])
+
+
+def _page_marks(chunk: Chunk, start: int) -> list[tuple[int, int]]:
+    """(offset, page) of each page a chunk starting at `start` holds (its page_breaks place them)."""
+    breaks = list(chunk.extra.get(PAGE_BREAKS_KEY) or [])
+    if not chunk.pages:
+        return []
+    if len(breaks) != len(chunk.pages) - 1:
+        return [(start, page) for page in chunk.pages]
+    return [(start + offset, page) for offset, page in zip([0, *breaks], chunk.pages, strict=True)]
 
 
 def prose_lines(text: str) -> list[tuple[int, str]]:
@@ -221,6 +248,8 @@ def extractive_facts(ws: Workspace, topic: Topic, page: Page, limit: int) -> lis
         for sentence in sentences(line):
             at = line.find(sentence, cursor)
             cursor = max(cursor, at + len(sentence)) if at >= 0 else cursor
+            if is_instruction(sentence):  # an order to the model is not a fact
+                continue
             score = sentence_score(sentence, topic_terms, tokenize)
             if score > 0 and at >= 0:
                 scored.append((score, offset + at, sentence))
@@ -244,7 +273,8 @@ def _record(topic: Topic, page: Page, text: str, quote: str, span: tuple[int, in
     return FactRecord(text=text, category=topic.category, kind=kind, topic_id=topic.id,
                       topic_slug=topic.slug, url=page.url, title=page.title, domain=page.domain,
                       published=page.published, fetched_at=page.fetched_at, quote=quote,
-                      quote_start=span[0], quote_end=span[1], extractor=extractor)
+                      quote_start=span[0], quote_end=span[1], pages=page.pages_of(*span),
+                      extractor=extractor)
 
 
 def llm_facts(llm: Any, topic: Topic, page: Page, prose: str, max_words: int,
@@ -261,7 +291,7 @@ def llm_facts(llm: Any, topic: Topic, page: Page, prose: str, max_words: int,
     for item in items:
         text = " ".join(str(item.get("text", "")).split())
         span = find_quote(page.text, str(item.get("quote", "")))
-        if len(text) < 30 or span is None:
+        if len(text) < 30 or span is None or is_instruction(text) or is_instruction(page.text[span[0]:span[1]]):
             continue
         kind = FactKind(item["kind"]) if item.get("kind") in records.KINDS else FactKind.TOPIC
         out.append(_record(topic, page, text, page.text[span[0]:span[1]], span,
@@ -275,7 +305,7 @@ def check(ws: Workspace, facts: list[FactRecord]) -> list[FactRecord]:
         return []
     from nonseq.verify.support import checker_for
 
-    results = checker_for(ws).check_many([(f.text, f.quote) for f in facts])
+    results = checker_for(ws).check_many([(f.text, f.quote) for f in facts], setting="claim")
     kept = []
     for fact, result in zip(facts, results, strict=True):
         fact.support = round(float(result.score), 4)
@@ -310,7 +340,7 @@ class _Extractor:
             return []
         limit = self.settings.facts_per_page
         if self.llm is not None:
-            kept = self._ask_llm(page, "\n".join(line for _, line in lines))[:limit]
+            kept = self._ask_llm(page, drop_instructions("\n".join(line for _, line in lines)))[:limit]
             if kept:
                 self.misses = 0
                 return kept

@@ -8,22 +8,24 @@ deterministic (kind, topic, url, fact id), a rerun overwrites instead of duplica
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
-from nonseq import queue
+from nonseq import chunk_records, queue
 from nonseq.db import transaction
 from nonseq.index.store import EVERGREEN, knowledge_collection, research_collection
 from nonseq.knowledge import records
 from nonseq.knowledge.records import FactRecord
-from nonseq.models import Chunk, FactStatus, SourceKind, content_hash
+from nonseq.models import LOCAL_DOMAIN, Chunk, FactStatus, SourceKind, content_hash
 
 if TYPE_CHECKING:
     from nonseq.workspace import Workspace
 
 #: Payload key carrying a fact's uid on its point.
 UID_KEY = "fact_uid"
+#: Facts written to the store per call.
+INDEX_BATCH = 256
 
 
 @dataclass
@@ -52,16 +54,27 @@ def fact_chunk(ws: Workspace, fact: FactRecord) -> Chunk:
     """The knowledge chunk a fact becomes: its text, provenance and evidence in the payload."""
     kind = SourceKind.EVERGREEN if fact.evergreen else SourceKind.KNOWLEDGE
     boost = ws.domains.boost(fact.url) if fact.url.startswith("http") else 0.0
+    if fact.url.startswith("file:") and fact.domain == LOCAL_DOMAIN:
+        boost = ws.settings.research.local_boost
     return Chunk(
         text=fact.text, topic_slug=fact.topic_slug, category=fact.category, url=fact.url,
         domain=fact.domain, title=fact.title, published=fact.published,
         content_hash=content_hash(fact.text), trust_boost=boost, source_kind=kind,
-        position=int(fact.id or 0),
+        position=int(fact.id or 0), pages=list(fact.pages),
         extra={"fact_id": fact.id, UID_KEY: fact.uid, "quote": fact.quote,
                "fetched_at": fact.fetched_at, "support": fact.support, "flags": list(fact.flags),
                "extractor": fact.extractor, "sources": fact.sources,
                "corroborating": [c.get("url", "") for c in fact.corroborations]},
     )
+
+
+def fact_point_id(fact: FactRecord) -> str:
+    """The id of a promoted fact's point (the one recorded, else the deterministic one it gets)."""
+    if fact.point_id:
+        return fact.point_id
+    kind = SourceKind.EVERGREEN if fact.evergreen else SourceKind.KNOWLEDGE
+    return Chunk(text="", topic_slug=fact.topic_slug, category=fact.category, url=fact.url, source_kind=kind,
+                 position=int(fact.id or 0)).point_id()
 
 
 def unindex(ws: Workspace, fact: FactRecord) -> None:
@@ -70,8 +83,25 @@ def unindex(ws: Workspace, fact: FactRecord) -> None:
         ws.store.delete(fact.collection, {UID_KEY: fact.uid})
 
 
-def index_facts(ws: Workspace, facts: Sequence[FactRecord]) -> None:
-    """Store the facts' points (dense + sparse) and record where; the caller saves the records."""
+def fact_vectors(ws: Workspace, facts: Sequence[FactRecord],
+                 given: Mapping[int, Any] | None = None) -> list[Any]:
+    """The dense vector of each fact: given, else the one SQLite holds for this embedder, else embedded now."""
+    given = given or {}
+    model = ws.embedder.name
+    stored = records.stored_vectors(ws.db, [int(f.id or 0) for f in facts if int(f.id or 0) not in given], model)
+    known = {**stored, **given}
+    missing = [f for f in facts if int(f.id or 0) not in known]
+    if missing:
+        known.update(zip([int(f.id or 0) for f in missing], ws.embedder.embed([f.text for f in missing]),
+                         strict=True))
+    return [known[int(f.id or 0)] for f in facts]
+
+
+def index_facts(ws: Workspace, facts: Sequence[FactRecord], vectors: Mapping[int, Any] | None = None) -> None:
+    """Store the facts' points (dense + sparse) and record where; the caller saves the records.
+
+    Each fact's text is embedded once: the vector given (by fact id) or kept in SQLite is reused.
+    """
     groups: dict[str, list[FactRecord]] = defaultdict(list)
     for fact in facts:
         target = collection_of(fact)
@@ -79,10 +109,13 @@ def index_facts(ws: Workspace, facts: Sequence[FactRecord]) -> None:
             unindex(ws, fact)
         groups[target].append(fact)
     for name, group in groups.items():
-        chunks = [fact_chunk(ws, f) for f in group]
-        ws.indexer.index(name, chunks)
-        for fact, chunk in zip(group, chunks, strict=True):
-            fact.collection, fact.point_id = name, chunk.point_id()
+        ws.indexer.ensure(name)
+        for start in range(0, len(group), INDEX_BATCH):
+            part = group[start:start + INDEX_BATCH]
+            chunks = [fact_chunk(ws, f) for f in part]
+            ws.store.upsert(name, chunks, fact_vectors(ws, part, vectors), ws.sparse.encode([c.text for c in chunks]))
+            for fact, chunk in zip(part, chunks, strict=True):
+                fact.collection, fact.point_id = name, chunk.point_id()
     invalidate_cache(ws)
 
 
@@ -144,6 +177,7 @@ def wipe_research(ws: Workspace, topic: Any) -> int:
     """Delete the topic's research chunks (its promoted facts stay); returns how many went."""
     collection = research_collection(topic.category)
     count = ws.store.count(collection, {"topic_slug": topic.slug})
+    chunk_records.forget_topic(ws.db, int(topic.id or 0))
     if count:
         ws.store.delete(collection, {"topic_slug": topic.slug})
         queue.note(ws.db, topic.id, f"research wiped after promotion ({count} chunk(s))",

@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 import sqlite3
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
+from pydantic import ConfigDict
 
 from nonseq.db import now, transaction
 from nonseq.errors import NotFoundError, UsageError
@@ -29,6 +30,9 @@ EXTRACTIVE, HUMAN = "extractive", "human"
 class FactRecord:
     """A fact under review or in the knowledge base, with the evidence that stays after the wipe."""
 
+    #: How an export line is read into a record (pydantic, see knowledge.factfile): types exact.
+    __pydantic_config__ = ConfigDict(strict=True, extra="ignore")
+
     text: str
     category: str
     #: The database id (0 until the fact is stored).
@@ -45,6 +49,8 @@ class FactRecord:
     quote: str = ""
     quote_start: int = -1
     quote_end: int = -1
+    #: The document pages the quote stands on (a PDF's; empty for web pages).
+    pages: list[int] = field(default_factory=list)
     extractor: str = ""
     support: float | None = None
     flags: list[str] = field(default_factory=list)
@@ -81,10 +87,10 @@ class FactRecord:
 
 
 _COLUMNS = ("uid", "topic_id", "topic_slug", "category", "kind", "text", "original_text", "url",
-            "title", "domain", "published", "fetched_at", "quote", "quote_start", "quote_end",
+            "title", "domain", "published", "fetched_at", "quote", "quote_start", "quote_end", "pages",
             "extractor", "support", "flags", "status", "decisions", "corroborations", "point_id",
             "collection", "created_at", "updated_at")
-_JSON = ("flags", "decisions", "corroborations")
+_JSON = ("flags", "decisions", "corroborations", "pages")
 
 
 def _from_row(row: sqlite3.Row) -> FactRecord:
@@ -148,6 +154,12 @@ def update(conn: sqlite3.Connection, fact: FactRecord, vector: np.ndarray | None
                      (np.asarray(vector, dtype=np.float32).tobytes(), model, fact.id))
 
 
+def set_vector(conn: sqlite3.Connection, fact_id: int, vector: np.ndarray, model: str) -> None:
+    """Replace a fact's stored vector (inside the caller's transaction)."""
+    conn.execute("UPDATE facts SET vector=?, vector_model=? WHERE id=?",
+                 (np.asarray(vector, dtype=np.float32).tobytes(), model, int(fact_id)))
+
+
 def decide(fact: FactRecord, status: FactStatus | str, note: str = "") -> None:
     """Move a record to a status and log the decision with its time."""
     fact.status = FactStatus(check_status(str(status)))
@@ -158,8 +170,9 @@ def decide(fact: FactRecord, status: FactStatus | str, note: str = "") -> None:
 
 
 def get(conn: sqlite3.Connection, fact_id: int) -> FactRecord:
-    """One fact by id, or NotFoundError."""
-    row = conn.execute("SELECT * FROM facts WHERE id=?", (int(fact_id),)).fetchone()
+    """One fact by id, or NotFoundError (also for an id beyond SQLite's 64-bit range)."""
+    fact_id = int(fact_id)
+    row = conn.execute("SELECT * FROM facts WHERE id=?", (fact_id,)).fetchone() if 0 < fact_id < 2**63 else None
     if row is None:
         raise NotFoundError(f"no fact #{fact_id} (see `nonseq knowledge list`)")
     return _from_row(row)
@@ -203,6 +216,44 @@ def vectors(conn: sqlite3.Connection, category: str, model: str) -> tuple[list[i
 def uids(conn: sqlite3.Connection) -> set[str]:
     """Every fact uid in the workspace."""
     return {r[0] for r in conn.execute("SELECT uid FROM facts")}
+
+
+def _in_chunks(values: Sequence[Any], size: int = 500) -> Iterator[Sequence[Any]]:
+    """Values in slices small enough for one SQL IN list."""
+    for start in range(0, len(values), size):
+        yield values[start:start + size]
+
+
+def by_uid(conn: sqlite3.Connection, wanted: Sequence[str]) -> dict[str, FactRecord]:
+    """The facts with these uids (the ones that exist), by uid."""
+    found: dict[str, FactRecord] = {}
+    for part in _in_chunks(list(wanted)):
+        rows = conn.execute(f"SELECT * FROM facts WHERE uid IN ({', '.join('?' * len(part))})", list(part))
+        found.update((r["uid"], _from_row(r)) for r in rows)
+    return found
+
+
+def stored_vectors(conn: sqlite3.Connection, ids: Sequence[int], model: str) -> dict[int, np.ndarray]:
+    """The vectors SQLite holds for these facts, embedded with `model`, by fact id."""
+    out: dict[int, np.ndarray] = {}
+    for part in _in_chunks([int(i) for i in ids]):
+        rows = conn.execute(f"SELECT id, vector FROM facts WHERE vector_model=? AND vector IS NOT NULL"
+                            f" AND id IN ({', '.join('?' * len(part))})", [model, *part])
+        out.update((r["id"], np.frombuffer(r["vector"], dtype=np.float32)) for r in rows)
+    return out
+
+
+def iter_facts(conn: sqlite3.Connection, statuses: Iterable[str], page: int = 512) -> Iterator[list[FactRecord]]:
+    """Facts with these statuses, oldest first, a page at a time (bounded memory)."""
+    wanted = [str(s) for s in statuses]
+    last = 0
+    while True:
+        rows = conn.execute(f"SELECT * FROM facts WHERE status IN ({', '.join('?' * len(wanted))}) AND id>?"
+                            " ORDER BY id LIMIT ?", [*wanted, last, page]).fetchall()
+        if not rows:
+            return
+        yield [_from_row(r) for r in rows]
+        last = rows[-1]["id"]
 
 
 def extracted_urls(conn: sqlite3.Connection, topic_id: int) -> set[str]:

@@ -107,7 +107,7 @@ def edit_fact(ws: Workspace, fact_id: int, *, text: str | None = None, kind: str
             if fact.status != FactStatus.PROMOTED:
                 records.decide(fact, FactStatus.EDITED)
     if fact.status == FactStatus.PROMOTED:
-        index_facts(ws, [fact])
+        index_facts(ws, [fact], {int(fact.id or 0): vector} if vector is not None else None)
         fact.decisions.append({"status": "promoted", "at": records.now(), "note": "edited"})
     with transaction(ws.db):
         records.update(ws.db, fact, vector, ws.embedder.name if vector is not None else "")
@@ -120,6 +120,6 @@ def recheck(ws: Workspace, fact: FactRecord) -> None:
         return
     from nonseq.verify.support import checker_for
 
-    result = checker_for(ws).check(fact.text, fact.quote)
+    result = checker_for(ws).check(fact.text, fact.quote, setting="claim")
     fact.support = round(float(result.score), 4)
     fact.flags = list(result.flags) + ([] if result.supported else ["unsupported"])

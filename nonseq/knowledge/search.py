@@ -48,16 +48,26 @@ def extractor_family(extractor: str) -> str:
 
 
 def knowledge_stats(ws: Workspace) -> dict[str, Any]:
-    """Facts by status, kind, extractor and category, and the points in each knowledge collection."""
-    facts = records.select(ws.db)
-    live = [f for f in facts if f.status != "deleted"]
+    """Facts by status, kind, extractor and category, and the points in each knowledge collection.
+
+    Counted by SQL, so it stays quick with tens of thousands of facts.
+    """
+    def grouped(column: str, live: bool = True) -> dict[str, int]:
+        where = " WHERE status != 'deleted'" if live else ""
+        rows = ws.db.execute(f"SELECT {column}, COUNT(*) FROM facts{where} GROUP BY {column} ORDER BY MIN(id)")
+        return {str(r[0]): int(r[1]) for r in rows}
+
+    families: Counter[str] = Counter()
+    for extractor, count in grouped("extractor").items():
+        families[extractor_family(extractor)] += count
     points = {n: ws.store.count(n) for n in ws.store.collections() if n.startswith("knowledge_")}
     return {
-        "facts": len(facts),
-        "by_status": dict(Counter(f.status for f in facts)),
-        "by_kind": dict(Counter(f.kind for f in live)),
-        "by_extractor": dict(Counter(extractor_family(f.extractor) for f in live)),
-        "by_category": dict(Counter(f.category for f in live)),
-        "corroborated": sum(1 for f in live if f.corroborations),
+        "facts": int(ws.db.execute("SELECT COUNT(*) FROM facts").fetchone()[0]),
+        "by_status": grouped("status", live=False),
+        "by_kind": grouped("kind"),
+        "by_extractor": dict(families),
+        "by_category": grouped("category"),
+        "corroborated": int(ws.db.execute("SELECT COUNT(*) FROM facts WHERE status != 'deleted'"
+                                          " AND corroborations NOT IN ('', '[]')").fetchone()[0]),
         "points": points,
     }

@@ -295,7 +295,13 @@ def transfer(ctx: MenuContext) -> None:
         if count is not None:
             console.print(f"exported {count} fact(s) to {escape(path)}")
     else:
-        report = run_action(ctx, lambda ws: knowledge.import_facts(ws, Path(path)), name="knowledge import")
+        def go(ws: Workspace) -> Any:
+            from nonseq.ui.bars import CountBar
+
+            with CountBar("importing", out=console) as bar:
+                return knowledge.import_facts(ws, Path(path), progress=bar)
+
+        report = run_action(ctx, go, name="knowledge import")
         if report is not None:
             shown = report.to_dict() if hasattr(report, "to_dict") else report
             console.print(f"imported: {escape(str(shown))}", soft_wrap=True)

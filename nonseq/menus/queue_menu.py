@@ -18,7 +18,7 @@ QUEUE = [("a", "Add a topic"), ("t", "Choose a topic"), ("f", "Refresh")]
 TOPIC = [("i", "Inspect the context pack"), ("r", "Research …"), ("g", "Gate"), ("w", "Write"),
          ("s", "Show details and history"), ("e", "Edit"), ("t", "Retry (failed or insufficient)"),
          ("d", "Remove")]
-RESEARCH = [("1", "Research (search the web)"), ("2", "Add own sources (URLs and files)"),
+RESEARCH = [("1", "Research (search the web)"), ("2", "Add own sources (URLs, files, folders)"),
             ("3", "Uber Research (find and fill the gaps)")]
 
 
@@ -144,10 +144,11 @@ def research(ctx: MenuContext, topic_id: int, urls: list[str] | None = None,
 
 
 def own_sources(ctx: MenuContext, topic_id: int) -> None:
-    """Ask for URLs and files, then index them (`nonseq research ID --url U --file F`)."""
+    """Ask for URLs, files and folders (PDF, DOCX, EPUB, HTML, Markdown, text), then index them
+    (`nonseq research ID --url U --file F`)."""
     urls: list[str] = []
     files: list[str] = []
-    while (entry := ask(f"URL or file path {len(urls) + len(files) + 1} (empty: done)")):
+    while (entry := ask(f"URL, file or folder {len(urls) + len(files) + 1} (empty: done)")):
         (urls if entry.startswith(("http://", "https://")) else files).append(entry)
     if urls or files:
         research(ctx, topic_id, urls, files)

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 from rich.markup import escape
 
-from nonseq.errors import NonseqError
+from nonseq.errors import NonseqError, machine_fault
 from nonseq.ui.console import console
 
 T = TypeVar("T")
@@ -173,6 +173,10 @@ def pause(message: str = "press any key to go on") -> None:
 
 def report_unexpected(ctx: MenuContext, exc: Exception) -> None:
     """One line for an error nobody expected (the traceback only with --debug)."""
+    fault = machine_fault(exc, ctx.state.settings.data_dir)
+    if fault is not None and not ctx.debug:
+        console.print(f"[red]error:[/red] {escape(str(fault))}", soft_wrap=True)
+        return
     if ctx.debug:
         console.print(escape("".join(traceback.format_exception(exc))))
     console.print(f"[red]unexpected error:[/red] {type(exc).__name__}: {escape(str(exc))}", soft_wrap=True)

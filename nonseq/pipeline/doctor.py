@@ -10,7 +10,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from nonseq.errors import NonseqError
+from nonseq.errors import NonseqError, StoreError
+from nonseq.index.store import VectorStore
 from nonseq.workspace import Workspace
 
 #: Seconds a status-line probe may take.
@@ -39,15 +40,47 @@ class Degraded(str):
 
 
 def check_db(ws: Workspace) -> str:
-    """SQLite opens and is migrated."""
+    """SQLite opens, is migrated and passes its quick integrity check."""
+    problems = [row[0] for row in ws.db.execute("PRAGMA quick_check(3)")]
+    if problems != ["ok"]:
+        raise StoreError(f"{ws.db_path} is damaged ({'; '.join(problems)}); restore it from a backup, "
+                         "or recover what is readable with `sqlite3 nonseq.db .recover`")
     count = ws.db.execute("SELECT COUNT(*) FROM topics").fetchone()[0]
     return f"{ws.db_path} ({count} topic(s))"
 
 
 def check_store(ws: Workspace) -> str:
-    """Qdrant answers."""
-    names = ws.store.collections()
-    return f"{ws.store.location} ({len(names)} collection(s))"
+    """The store opens and is this workspace's; each collection reads (a server: its vector setup); no point
+    SQLite expects is missing."""
+    from nonseq.pipeline.rebuild import missing_points
+
+    store = ws.store
+    names = store.collections()
+    points = 0
+    for name in names:
+        points += store.count(name)
+        check_vectors(store, name)
+    gaps = missing_points(ws)
+    if gaps:
+        lacking = ", ".join(f"{name} {n}" for name, n in gaps.items())
+        raise StoreError(f"{sum(gaps.values())} point(s) the database expects are missing ({lacking}): "
+                         "run `nonseq store rebuild`")
+    return f"{store.location} ({store.engine()}, {len(names)} collection(s), {points} point(s), none missing)"
+
+
+def check_vectors(store: VectorStore, name: str) -> None:
+    """A collection's vectors are what its metadata says (dense size, sparse, trigger)."""
+    meta, config = store.metadata(name), store.vector_config(name)
+    dense = config["dense"].get("dense")
+    wanted = [("dense", (meta.get("dim"), "Cosine"))] + ([("trigger_dense", (meta.get("dim"), "Cosine"))]
+                                                         if meta.get("trigger") else [])
+    for vector, shape in wanted:
+        if config["dense"].get(vector) != shape:
+            raise StoreError(f"collection {name} on {store.location}: vector {vector!r} is "
+                             f"{config['dense'].get(vector)}, expected {shape}; run `nonseq reembed {name}`")
+    if "sparse" not in config["sparse"] or dense is None:
+        raise StoreError(f"collection {name} on {store.location} lacks the dense or sparse vector; "
+                         f"run `nonseq reembed {name}`")
 
 
 def check_embedder(ws: Workspace) -> str:

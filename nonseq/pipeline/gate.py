@@ -78,8 +78,8 @@ def check_quality(cands: list[Candidate], settings: GateSettings, backend: str) 
 
 
 def check_diversity(cands: list[Candidate], settings: GateSettings) -> GateCheck:
-    """Soft rule: research from enough distinct domains."""
-    domains = {c.chunk.domain or c.chunk.url for c in cands}
+    """Soft rule: research from enough distinct domains (each of the user's local files counts as one)."""
+    domains = {c.chunk.source_key for c in cands}
     n = len(domains)
     ok = n >= settings.min_domains
     return GateCheck("domains", ok, n, settings.min_domains,

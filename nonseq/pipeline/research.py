@@ -12,7 +12,6 @@ resuming an interrupted run never duplicates chunks. Ctrl-C leaves the topic in 
 from __future__ import annotations
 
 import asyncio
-import re
 import signal
 import threading
 import time
@@ -21,33 +20,32 @@ from collections import Counter
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
-from nonseq import queue
+from nonseq import chunk_records, queue
 from nonseq.errors import UsageError
 from nonseq.events import Kind, Progress, Step, emit
-from nonseq.models import Chunk, Outcome, Source, Stage, Topic
+from nonseq.models import LOCAL_DOMAIN, Chunk, Outcome, Source, Stage, Topic
+from nonseq.pipeline.ingest import FileReport, Ingest, LocalPage, collect_files, read_local
 from nonseq.research.chunking import Chunker
 from nonseq.research.domains import registrable_domain
-from nonseq.research.extract import Extraction, Extractor, guess_content_type
-from nonseq.text.files import DEFAULT_MAX_BYTES, read_text_file
+from nonseq.research.extract import Extraction, Extractor
+from nonseq.text.instructions import is_instruction
+from nonseq.text.urls import strip_credentials
 from nonseq.workspace import Workspace
 
 T = TypeVar("T")
-#: The domain recorded for the user's local files.
-LOCAL_DOMAIN = "local"
+__all__ = ["LOCAL_DOMAIN", "LocalPage", "ResearchSummary", "read_local", "run_research"]
 #: Payload keys added to research points (besides models.PAYLOAD_KEYS).
-RUN_KEY, ORIGIN_KEY = "run_id", "origin"
+RUN_KEY, ORIGIN_KEY = chunk_records.RUN_KEY, chunk_records.ORIGIN_KEY
 SEARCH_ORIGIN, USER_ORIGIN, UBER_ORIGIN = "search", "user", "uber"
 #: Origins whose chunks add to a topic (a search re-run keeps them).
 ADDITIVE = (USER_ORIGIN, UBER_ORIGIN)
 #: page_filter(text) -> None to keep a page, else why it is dropped (recorded as `irrelevant`).
 PageFilter = Callable[[str], "str | None"]
-_CANONICAL_RE = re.compile(
-    r"<(?:link[^>]+rel=[\"']canonical[\"'][^>]*href=|meta[^>]+property=[\"']og:url[\"'][^>]*content=)"
-    r"[\"'](https?://[^\"'\s]+)[\"']", re.IGNORECASE)
 
 
 @dataclass
@@ -69,8 +67,13 @@ class ResearchSummary:
     queued_chunks: int = 0
     stale_removed: int = 0
     domains: list[str] = field(default_factory=list)
+    #: Pages and files cut short by [research] max_chunks_per_page / max_chunks_per_file:
+    #: {"url", "kept", "setting"}.
+    capped: list[dict[str, Any]] = field(default_factory=list)
     seconds: float = 0.0
     stage: str = Stage.RESEARCHING.value
+    #: What became of the user's --file files and folders (None without --file).
+    files: FileReport | None = None
 
     @property
     def distinct_domains(self) -> int:
@@ -85,22 +88,14 @@ class ResearchSummary:
             "found": self.found, "blocked": self.blocked, "fetched": self.fetched,
             "failed": dict(sorted(self.failed.items())), "chunks": self.chunks,
             "stale_removed": self.stale_removed, "distinct_domains": self.distinct_domains,
-            "domains": list(self.domains), "seconds": round(self.seconds, 2),
-            "stage": self.stage,
+            "domains": list(self.domains), "capped": [dict(c) for c in self.capped],
+            "seconds": round(self.seconds, 2), "stage": self.stage,
+            **({"files": self.files.to_dict()} if self.files else {}),
         }
 
 
 #: The research steps a run reports (with the running summary as the event's data).
 PHASES = {"search": Step.SEARCH, "page": Step.PAGE, "index": Step.INDEX}
-
-
-@dataclass
-class LocalPage:
-    """A user's local file, shaped like the fetcher's FetchedPage (source, text, content_type)."""
-
-    source: Source
-    text: str | None
-    content_type: str
 
 
 def run_research(
@@ -115,10 +110,10 @@ def run_research(
     """
     topic = queue.get_topic(ws.db, topic_ref)
     web = check_urls(urls)
-    local = [read_local(path, ws.settings.research.max_file_bytes) for path in files]
+    local, report = collect_files(files, ws.settings.research) if files else ([], None)
     topic, resumed = _start(ws, topic)
-    origin = origin or (USER_ORIGIN if web or local else SEARCH_ORIGIN)
-    run = _Run(ws, topic, origin=origin, progress=progress, page_filter=page_filter)
+    origin = origin or (USER_ORIGIN if web or files else SEARCH_ORIGIN)
+    run = _Run(ws, topic, origin=origin, progress=progress, page_filter=page_filter, files=report)
     run.summary.resumed = resumed
     try:
         run.execute(web, local)
@@ -127,7 +122,7 @@ def run_research(
     except Exception as exc:
         queue.fail(ws.db, topic.id, exc, prefix="research failed: ")
         raise
-    brief = {k: v for k, v in run.summary.to_dict().items() if k not in ("domains", "stage")}
+    brief = {k: v for k, v in run.summary.to_dict().items() if k not in ("domains", "stage", "files", "capped")}
     queue.move(ws.db, topic.id, Stage.RESEARCHED, reason=_reason(run.summary), data=brief)
     run.summary.stage = Stage.RESEARCHED.value
     run.report("done")
@@ -135,10 +130,10 @@ def run_research(
 
 
 def check_urls(urls: Iterable[str]) -> list[str]:
-    """The user's URLs, deduplicated; a one-line UsageError for anything not http(s)."""
+    """The user's URLs without credentials, deduplicated; a one-line UsageError for anything not http(s)."""
     out: list[str] = []
     for url in urls:
-        url = url.strip()
+        url = strip_credentials(url.strip())
         try:
             parts = urlsplit(url)
             host = parts.hostname
@@ -149,26 +144,6 @@ def check_urls(urls: Iterable[str]) -> list[str]:
         if url not in out:
             out.append(url)
     return out
-
-
-def read_local(path: str | Path, max_bytes: int = DEFAULT_MAX_BYTES) -> LocalPage:
-    """A local HTML, Markdown or text file; a saved web page is cited by its canonical URL.
-
-    Without a canonical (or og:url) link the page gets its file:// URL and domain 'local'.
-    """
-    file = Path(path).expanduser()
-    started = time.perf_counter()
-    text = read_text_file(file, max_bytes, limit_name="[research] max_file_bytes",
-                          what="a text file (HTML, Markdown or plain text)")
-    location = file.resolve().as_uri()
-    data = text.encode("utf-8")
-    kind = guess_content_type(file.name)
-    canonical = _CANONICAL_RE.search(text[:200_000]) if "html" in kind else None
-    url = canonical.group(1) if canonical else location
-    domain = registrable_domain(url) if canonical else LOCAL_DOMAIN
-    source = Source(url=url, domain=domain, outcome=Outcome.FETCHED, final_url=location,
-                    bytes=len(data), seconds=time.perf_counter() - started)
-    return LocalPage(source, text, kind)
 
 
 def page_url(source: Source) -> str:
@@ -233,9 +208,11 @@ class _Indexer:
     # nonseq.index.indexing.Indexer.index split in two, so that Qdrant's writes (an fsync per point in
     # embedded mode, a round trip to a server) overlap the embedding of the next batch.
 
-    def __init__(self, ws: Workspace, collection: str) -> None:
+    def __init__(self, ws: Workspace, collection: str, topic_id: int = 0) -> None:
         self.ws = ws
         self.collection = collection
+        #: The topic whose chunk text is kept in SQLite with each batch (0: not kept).
+        self.topic_id = topic_id
         self.embed_pool = ThreadPoolExecutor(1, thread_name_prefix="nonseq-embed")
         self.write_pool = ThreadPoolExecutor(1, thread_name_prefix="nonseq-write")
         self.embedding: dict[Future[Future[int]], int] = {}  # an embedding batch → its write
@@ -247,7 +224,9 @@ class _Indexer:
         return sum(self.embedding.values()) + sum(self.writing.values())
 
     def submit(self, chunks: list[Chunk]) -> None:
-        """Queue a batch: embed its header + text, then write it."""
+        """Queue a batch: keep its text in SQLite (so the store can be rebuilt), embed it, then write it."""
+        if self.topic_id:
+            chunk_records.record(self.ws.db, self.topic_id, self.collection, chunks)
         texts = [c.embedding_text() for c in chunks]
         self.embedding[self.embed_pool.submit(self._encode, chunks, texts)] = len(chunks)
 
@@ -283,8 +262,8 @@ class _Indexer:
 class _Run:
     """One research run: the pipeline state, the summary and the progress reports."""
 
-    def __init__(self, ws: Workspace, topic: Topic, *, origin: str,
-                 progress: Progress | None, page_filter: PageFilter | None = None) -> None:
+    def __init__(self, ws: Workspace, topic: Topic, *, origin: str, progress: Progress | None,
+                 page_filter: PageFilter | None = None, files: FileReport | None = None) -> None:
         from nonseq.index.store import research_collection
 
         self.ws = ws
@@ -295,13 +274,16 @@ class _Run:
         self.run_id = uuid.uuid4().hex
         self.collection = research_collection(topic.category)
         self.summary = ResearchSummary(topic.id or 0, topic.slug, topic.category,
-                                       self.collection, mode=self.origin)
+                                       self.collection, mode=self.origin, files=files)
         self.progress = progress
         self.started = time.perf_counter()
         self.extractor = Extractor(self.settings.min_text_chars, self.settings.extraction)
+        self.ingest = Ingest(self.settings, self.extractor, files)
         self.chunker: Chunker | None = None
         self.pending: list[Chunk] = []
-        self.indexer = _Indexer(ws, self.collection)
+        self.indexer = _Indexer(ws, self.collection, topic.id or 0)
+        #: Chunks handed to the indexer but not yet written from which the next page waits.
+        self._most_queued = 4 * self.settings.index_batch
         self.indexed_urls: set[str] = set()
         self.failed: Counter[str] = Counter()
 
@@ -318,7 +300,7 @@ class _Run:
     # -- the run -----------------------------------------------------------------------------
     def execute(self, web: list[str], local: list[LocalPage]) -> None:
         """Prepare the models and store, find the URLs, run the pipeline, drop stale points."""
-        self._prepare(web, local)
+        local = self._prepare(web, local)
         if self.origin == SEARCH_ORIGIN:
             web = self._search()
         self.summary.found = len(web) + len(local)
@@ -327,19 +309,23 @@ class _Run:
         self._remove_stale()
         self.report("index")
 
-    def _prepare(self, web: list[str], local: list[LocalPage]) -> None:
-        """Load the embedder, check the collection's model, seed the duplicate check."""
+    def _prepare(self, web: list[str], local: list[LocalPage]) -> list[LocalPage]:
+        """Load the embedder, check the collection's model, seed the duplicate check; the files to read."""
         embedder = self.ws.embedder
         self.chunker = Chunker(embedder.count_tokens, self.settings.chunk_tokens,
-                               self.settings.chunk_overlap, embedder.max_tokens)
+                               self.settings.chunk_overlap, embedder.max_tokens, drop=is_instruction)
         _ = self.ws.sparse, self.ws.domains
         self.ws.store.ensure(self.collection, embedder.dim, embedder.name)
-        if self.origin in ADDITIVE:  # pages already indexed for the topic count as seen
-            again = set(web) | {page.source.url for page in local}
-            for point in self.ws.store.scroll_all(self.collection, {"topic_slug": self.topic.slug}):
-                chunk = point.chunk
-                if chunk.content_hash and chunk.url not in again:
-                    self.extractor.seen.setdefault(chunk.content_hash, chunk.url)
+        if self.origin not in ADDITIVE:
+            return local
+        points = self.ws.store.scroll_all(self.collection, {"topic_slug": self.topic.slug})
+        local = self.ingest.unchanged(local, points)  # files indexed as they are now are not read again
+        again = set(web) | {page.source.url for page in local}
+        for point in points:  # pages already indexed for the topic count as seen
+            chunk = point.chunk
+            if chunk.content_hash and chunk.url not in again:
+                self.extractor.seen.setdefault(chunk.content_hash, chunk.url)
+        return local
 
     def _search(self) -> list[str]:
         """Search URLs for the topic: unique, at most max_pages that are not blocked."""
@@ -351,13 +337,13 @@ class _Run:
         urls: list[str] = []
         allowed = 0
         for result in results:
-            if result.url in urls:
+            if strip_credentials(result.url) in urls:
                 continue
             blocked = self.ws.domains.is_blocked(result.url)
             if not blocked and allowed >= self.settings.max_pages:
                 continue
             allowed += not blocked
-            urls.append(result.url)
+            urls.append(strip_credentials(result.url))
         return urls
 
     async def _pipeline(self, web: list[str], local: list[LocalPage]) -> None:
@@ -374,6 +360,7 @@ class _Run:
                 await self.indexer.wait()
                 self._collect()
         finally:
+            self.ingest.close()  # a document still being read is stopped, not awaited
             extract_pool.shutdown(wait=True, cancel_futures=True)
             self.indexer.close()
 
@@ -386,38 +373,56 @@ class _Run:
         """Extract and chunk one page off the event loop, record its source, queue its chunks."""
         source: Source = page.source
         chunks: list[Chunk] = []
-        if source.outcome == Outcome.FETCHED and page.text is not None:
+        if source.outcome == Outcome.FETCHED and self.ingest.readable(page):
             loop = asyncio.get_running_loop()
             extraction, chunks = await loop.run_in_executor(extract_pool, self._process, page)
             self._apply(source, extraction)
+            if extraction.capped:
+                source.reason = f"kept the first {len(chunks)} chunks ({extraction.capped})"
+                self._note_capped(page_url(source), len(chunks), extraction.capped)
         source.topic_slug = self.topic.slug
         self._count(source, chunks)
+        self.ingest.record(page, source, chunks)
         queue.record_sources(self.ws.db, self.topic, [source])
         self.pending.extend(chunks)
         self._submit()
         self._collect()
         self.report("page")
+        while self.indexer.queued > self._most_queued:  # back-pressure: the next page waits for the indexer
+            await self.indexer.wait()
+            self._collect()
+
+    def _note_capped(self, url: str, kept: int, setting: str) -> None:
+        """Record and announce a page or file cut short by its chunk cap."""
+        self.summary.capped.append({"url": url, "kept": kept, "setting": setting})
+        emit(self.progress, Step.PAGE, Kind.NOTE, f"{url}: kept the first {kept} chunks ({setting})",
+             data=self.summary)
 
     def _process(self, page: Any) -> tuple[Extraction, list[Chunk]]:
         """Worker thread: extract the page and cut it into chunks with provenance."""
-        source: Source = page.source
-        url = page_url(source)
-        extraction = self.extractor.extract(page.text, page.content_type or "", url)
+        extraction = self.ingest.extract(page, page_url(page.source))  # text, or a document's pages
         doc = extraction.document
         if not extraction.ok or doc is None:
             return extraction, []
         reason = self.page_filter(doc.text) if self.page_filter else None
         if reason:
             return Extraction(Outcome.IRRELEVANT, doc, reason), []
+        url = doc.url
         local = url.startswith("file:")
         domain = LOCAL_DOMAIN if local else registrable_domain(url)
-        boost = 0.0 if local else self.ws.domains.boost(url)
+        boost = self.settings.local_boost if local else self.ws.domains.boost(url)
         assert self.chunker is not None
-        chunks = self.chunker.chunks(doc, topic_slug=self.topic.slug,
-                                     category=self.topic.category, domain=domain,
-                                     trust_boost=boost)
+        cap, setting = ((self.settings.max_chunks_per_file, "max_chunks_per_file") if local
+                        else (self.settings.max_chunks_per_page, "max_chunks_per_page"))
+        made = self.chunker.iter_chunks(doc, topic_slug=self.topic.slug, category=self.topic.category,
+                                        domain=domain, trust_boost=boost)
+        chunks = list(islice(made, cap + 1))  # the chunker stops there: the rest is never cut or counted
+        if len(chunks) > cap:
+            del chunks[cap:]
+            extraction.capped = f"[research] {setting}"
         for chunk in chunks:
-            chunk.extra = {RUN_KEY: self.run_id, ORIGIN_KEY: self.origin}
+            chunk.extra.update({RUN_KEY: self.run_id, ORIGIN_KEY: self.origin})
+        self.ingest.stamp(page, chunks)
         return extraction, chunks
 
     def _apply(self, source: Source, extraction: Extraction) -> None:
@@ -428,8 +433,8 @@ class _Run:
         if doc is not None:
             source.title = doc.title
             source.content_hash = doc.content_hash
-        if not page_url(source).startswith("file:"):
-            source.trust_boost = self.ws.domains.boost(page_url(source))
+        local = page_url(source).startswith("file:")
+        source.trust_boost = self.settings.local_boost if local else self.ws.domains.boost(page_url(source))
 
     def _count(self, source: Source, chunks: list[Chunk]) -> None:
         """Add one finished page to the summary's tallies."""
@@ -474,3 +479,5 @@ class _Run:
         self.summary.stale_removed = self.ws.store.delete_where(
             self.collection, {"topic_slug": self.topic.slug}, must_any=must_any,
             must_not_any=must_not)
+        chunk_records.forget_stale(self.ws.db, self.topic.id or 0, self.run_id,
+                                   urls=must_any.get("url"), keep_origins=must_not.get(ORIGIN_KEY, ()))

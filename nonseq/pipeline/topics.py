@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from nonseq import queue
+from nonseq import chunk_records, queue
 from nonseq.db import transaction
 from nonseq.index.store import knowledge_collection, research_collection
 from nonseq.models import ContextPack, Source, Topic
@@ -74,8 +74,16 @@ def add_topic(ws: Workspace, title: str, category: str, *, focus: str = "",
 
 
 def edit_topic(ws: Workspace, ref: int | str, **changes: Any) -> tuple[Topic, int]:
-    """Change a topic's fields; its research follows a new category. Returns it and the chunks moved."""
+    """Change a topic's fields; its research follows a new category. Returns it and the chunks moved.
+
+    A new category is copy-then-swap: the research is copied into the new collection first, the
+    category switches in SQLite only then, and the old copies go last. A failure or kill at any
+    point leaves the topic's research readable where its category says; editing again finishes.
+    """
     check_voice(ws, changes.get("persona"), changes.get("schema"))
+    edited = queue.check_edit(ws.db, ref, ws.categories, **changes)
+    if changes.get("category") is not None:
+        _copy_research(ws, edited.slug, research_collection(edited.category), edited.category)
     topic = queue.edit_topic(ws.db, ref, ws.categories, **changes)
     moved = follow_category(ws, topic.id or 0) if changes.get("category") is not None else 0
     return topic, moved
@@ -127,18 +135,33 @@ def _other_research(ws: Workspace, collection: str) -> list[str]:
     return [n for n in ws.store.collections() if n.startswith("research_") and n != collection]
 
 
+def _copy_research(ws: Workspace, slug: str, target: str, category: str) -> int:
+    """Copy a topic's research chunks from every other research collection into `target`."""
+    return sum(ws.store.copy(name, target, {"topic_slug": slug}, {"category": category})
+               for name in _other_research(ws, target))
+
+
 def follow_category(ws: Workspace, ref: int | str) -> int:
     """Bring a topic's research chunks (and its unpromoted facts) into its current category.
 
-    After `queue edit --category` the chunks would stay in the old research_{category}, where a
-    later remove never finds them; this moves them (vectors kept), from any other research
-    collection, so rerunning it after an interruption finishes the move. Returns the chunks moved.
+    After the category changed the chunks would stay in the old research_{category}, where a
+    later remove never finds them; this copies them (vectors kept) from any other research
+    collection, then deletes the old ones, so rerunning it after an interruption finishes the move.
+    Returns the chunks moved.
     """
     topic = queue.get_topic(ws.db, ref)
     target = research_collection(topic.category)
-    moved = sum(ws.store.move(name, target, {"topic_slug": topic.slug}, {"category": topic.category})
-                for name in _other_research(ws, target))
+    mine = {"topic_slug": topic.slug}
+    moved = 0
+    for name in _other_research(ws, target):
+        count = ws.store.count(name, mine)
+        if count and ws.store.count(target, mine) < count:
+            ws.store.copy(name, target, mine, {"category": topic.category})
+        if count:
+            ws.store.delete(name, mine)
+            moved += count
     with transaction(ws.db):
         ws.db.execute("UPDATE facts SET category=? WHERE topic_id=?"
                       " AND status!='promoted'", (topic.category, topic.id))
+        chunk_records.move_topic(ws.db, topic.id or 0, target, topic.category)
     return moved

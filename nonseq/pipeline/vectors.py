@@ -1,12 +1,14 @@
-"""Looking after the vector store: what collections hold, and rebuilding them with the current embedder."""
+"""Looking after the vector store: what collections hold, and re-embedding them with the current embedder."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from nonseq.db import transaction
 from nonseq.errors import NotFoundError
 from nonseq.events import Kind, Progress, Step, emit
-from nonseq.models import TRIGGER_KEY
+from nonseq.index.store import Staging
+from nonseq.models import TRIGGER_KEY, Chunk
 from nonseq.workspace import Workspace
 
 #: Points re-embedded per batch.
@@ -20,21 +22,45 @@ def collections_overview(ws: Workspace) -> list[dict[str, Any]]:
 
 
 def reembed_collection(ws: Workspace, collection: str, progress: Progress | None = None) -> int:
-    """Rebuild a collection with the current embedder from its stored payloads; returns the count."""
-    points = ws.store.scroll_all(collection)
-    if not points:
+    """Rebuild a collection with the current embedder from its stored payloads; returns the count.
+
+    Copy-then-swap: the new vectors go into a copy beside the collection, which is switched in only
+    when complete. A broken embedder fails before anything is written; a failure or a kill leaves
+    the old collection as it was, and running it again does the whole job.
+    """
+    total = ws.store.count(collection)
+    if not total:
         return 0
-    meta = ws.store.metadata(collection)
-    chunks = [p.chunk for p in points]
-    triggers = [c.extra.get(TRIGGER_KEY, c.text) for c in chunks] if meta.get("trigger") else None
-    ws.store.drop(collection)
-    done = 0
-    for start in range(0, len(chunks), REEMBED_BATCH):
-        part = chunks[start:start + REEMBED_BATCH]
-        done += ws.indexer.index(collection, part,
-                                 triggers=triggers[start:start + REEMBED_BATCH] if triggers else None)
-        emit(progress, Step.REEMBED, Kind.UPDATE, collection, done=done, total=len(chunks))
-    return done
+    embedder = ws.embedder
+    embedder.embed(["a check that the embedder answers"])
+    trigger = bool(ws.store.metadata(collection).get("trigger"))
+    with ws.store.rebuild(collection, embedder.dim, embedder.name, trigger) as staging:
+        batch: list[Chunk] = []
+        for point in ws.store.iter_points(collection):
+            batch.append(point.chunk)
+            if len(batch) >= REEMBED_BATCH:
+                _reembed_batch(ws, staging, batch, trigger)
+                batch = []
+                emit(progress, Step.REEMBED, Kind.UPDATE, collection, done=staging.written, total=total)
+        if batch:
+            _reembed_batch(ws, staging, batch, trigger)
+        emit(progress, Step.REEMBED, Kind.UPDATE, collection, done=staging.written, total=total)
+    return staging.written
+
+
+def _reembed_batch(ws: Workspace, staging: Staging, chunks: list[Chunk], trigger: bool) -> None:
+    """Embed one batch into the copy; a knowledge fact's new vector is kept in SQLite too."""
+    dense, sparse = ws.indexer.encode([c.embedding_text() for c in chunks])
+    triggers = ws.embedder.embed([str(c.extra.get(TRIGGER_KEY, c.text)) for c in chunks]) if trigger else None
+    staging.upsert(chunks, dense, sparse, triggers)
+    facts = [(int(c.extra["fact_id"]), vector) for c, vector in zip(chunks, dense, strict=True)
+             if isinstance(c.extra.get("fact_id"), int)]
+    if facts:
+        from nonseq.knowledge import records
+
+        with transaction(ws.db):
+            for fact_id, vector in facts:
+                records.set_vector(ws.db, fact_id, vector, ws.embedder.name)
 
 
 def reembed(ws: Workspace, names: list[str], *, every: bool = False,

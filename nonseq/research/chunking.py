@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from nonseq.models import Chunk, SourceKind, provenance_header
@@ -11,7 +11,8 @@ from nonseq.text.sentences import sentences
 
 #: Tokens the embedder adds around every text ([CLS] and [SEP] for BERT-like models).
 SPECIAL_TOKENS = 2
-#: Longest title kept in the provenance header, in characters.
+#: Payload key of where, in a chunk's text, each of its pages after the first begins.
+PAGE_BREAKS_KEY = "page_breaks"
 CountTokens = Callable[[str], int]
 
 
@@ -23,17 +24,20 @@ class _Unit:
     tokens: int
     para: int
     starts_para: bool
+    page: int = 0
 
 
 class Chunker:
     """Packs a document's sentences into windows of at most `size` tokens with `overlap` tokens."""
 
     def __init__(self, count_tokens: CountTokens, size: int = 200, overlap: int = 40,
-                 max_tokens: int = 256) -> None:
+                 max_tokens: int = 256, *, drop: Callable[[str], bool] | None = None) -> None:
         self.count = count_tokens
         self.size = size
         self.overlap = overlap
         self.max_tokens = max_tokens
+        #: Sentences for which drop() is true never reach a chunk (research: text.instructions.is_instruction).
+        self.drop = drop
 
     def limit_for(self, header: str) -> int:
         """The text budget of a chunk once the header and special tokens are counted."""
@@ -42,59 +46,86 @@ class Chunker:
 
     def split(self, text: str, limit: int | None = None) -> list[str]:
         """Texts of the windows: paragraphs kept whole when they fit, never cut mid-word."""
+        return list(self.windows(text, limit))
+
+    def windows(self, text: str, limit: int | None = None) -> Iterator[str]:
+        """The windows of split(), made as they are asked for: a paragraph is read only when it is needed.
+
+        Taking the first n windows of a huge text costs the work of n windows, not of the whole text.
+        """
+        return (_join(window) for window in self._windows(text, limit))
+
+    def _windows(self, text: str, limit: int | None = None,
+                 line_pages: Sequence[int] = ()) -> Iterator[list[_Unit]]:
+        """The windows' units, lazily (each unit knows its page when line_pages numbers the text's lines)."""
         limit = limit or self.size
         overlap = min(self.overlap, limit // 2)
-        units = self._units(text, limit)
-        para_tokens: dict[int, int] = {}
-        for u in units:
-            para_tokens[u.para] = para_tokens.get(u.para, 0) + u.tokens
-        windows: list[str] = []
+        units = _Units(self._paragraph_units(text, limit, line_pages))
         current: list[_Unit] = []
         fresh = 0
         i = 0
-        while i < len(units):
+        while units.has(i):
             unit = units[i]
             used = sum(u.tokens for u in current)
-            rest_of_para_too_big = used + para_tokens[unit.para] > limit
+            rest_of_para_too_big = used + units.para_tokens[unit.para] > limit
             boundary = unit.starts_para and used >= limit // 2 and rest_of_para_too_big
             if fresh and (used + unit.tokens > limit or boundary):
-                i -= self._emit(current, fresh, limit, windows)
+                window, given_back = self._emit(current, fresh, limit)
+                yield window
+                i -= given_back
                 current, fresh = self._tail(current, overlap, units[i], limit), 0
+                units.forget_before(i)
+                i = 0
                 continue
             current.append(unit)
             fresh += 1
             i += 1
         if fresh:
-            self._emit(current, fresh, limit, windows)
-        return windows
+            yield self._emit(current, fresh, limit)[0]
 
     def chunks(self, doc: Document, *, topic_slug: str, category: str, domain: str,
                trust_boost: float = 0.0,
                source_kind: SourceKind = SourceKind.RESEARCH) -> list[Chunk]:
         """The document's chunks with full provenance, numbered from 0."""
+        return list(self.iter_chunks(doc, topic_slug=topic_slug, category=category, domain=domain,
+                                     trust_boost=trust_boost, source_kind=source_kind))
+
+    def iter_chunks(self, doc: Document, *, topic_slug: str, category: str, domain: str,
+                    trust_boost: float = 0.0,
+                    source_kind: SourceKind = SourceKind.RESEARCH) -> Iterator[Chunk]:
+        """chunks(), one at a time as they are asked for (so that a cap stops the work too)."""
         header = provenance_header(domain, doc.title, doc.published)
         digest = doc.content_hash
-        return [
-            Chunk(text=text, topic_slug=topic_slug, category=category, url=doc.url,
-                  domain=domain, title=doc.title, published=doc.published, content_hash=digest,
-                  trust_boost=trust_boost, source_kind=source_kind, position=n)
-            for n, text in enumerate(self.split(doc.text, self.limit_for(header)))
-        ]
+        for n, window in enumerate(self._windows(doc.text, self.limit_for(header), doc.line_pages)):
+            chunk = Chunk(text=_join(window), topic_slug=topic_slug, category=category, url=doc.url,
+                          domain=domain, title=doc.title, published=doc.published, content_hash=digest,
+                          trust_boost=trust_boost, source_kind=source_kind, position=n)
+            if doc.line_pages:
+                chunk.pages, breaks = _pages_of(window)
+                if breaks:
+                    chunk.extra[PAGE_BREAKS_KEY] = breaks
+            yield chunk
 
     # -- internals ---------------------------------------------------------------------------
-    def _units(self, text: str, limit: int) -> list[_Unit]:
-        """Sentences of every paragraph (one per line); over-long sentences split at words."""
-        units: list[_Unit] = []
-        paragraphs = [p.strip() for p in text.splitlines() if p.strip()]
-        for para, paragraph in enumerate(paragraphs):
-            first = True
+    def _paragraph_units(self, text: str, limit: int, line_pages: Sequence[int] = ()) -> Iterator[list[_Unit]]:
+        """The units of each paragraph (one per non-empty line), paragraph by paragraph; long sentences cut at words."""
+        para = 0
+        for line in text.splitlines():
+            paragraph = line.strip()
+            if not paragraph:
+                continue
+            page = line_pages[para] if para < len(line_pages) else 0
+            units: list[_Unit] = []
             for sentence in sentences(paragraph):
+                if self.drop is not None and self.drop(sentence):
+                    continue
                 tokens = self.count(sentence)
                 pieces = [(sentence, tokens)] if tokens <= limit else self._words(sentence, limit)
                 for piece, n in pieces:
-                    units.append(_Unit(piece, n, para, first))
-                    first = False
-        return units
+                    units.append(_Unit(piece, n, para, not units, page))
+            if units:
+                yield units
+            para += 1
 
     def _words(self, sentence: str, limit: int) -> list[tuple[str, int]]:
         """Split an over-long sentence into runs of whole words of at most `limit` tokens."""
@@ -121,16 +152,15 @@ class Chunker:
         return [(word[i:i + step], self.count(word[i:i + step]))
                 for i in range(0, len(word), step)]
 
-    def _emit(self, current: list[_Unit], fresh: int, limit: int, out: list[str]) -> int:
-        """Append the window's text, giving back trailing units if the joined text is too long."""
+    def _emit(self, current: list[_Unit], fresh: int, limit: int) -> tuple[list[_Unit], int]:
+        """The window's units, giving back trailing units if its joined text is too long (and how many)."""
         given_back = 0
         text = _join(current)
         while fresh - given_back > 1 and self.count(text) > limit:
             current.pop()
             given_back += 1
             text = _join(current)
-        out.append(text)
-        return given_back
+        return list(current), given_back
 
     def _tail(self, window: list[_Unit], overlap: int, following: _Unit, limit: int) -> list[_Unit]:
         """The trailing units of a window (at most `overlap` tokens) that start the next one."""
@@ -146,7 +176,7 @@ class Chunker:
             used += unit.tokens
         if not tail and window and room > 0:
             tail = self._word_tail(window[-1], room)
-        return [_Unit(u.text, u.tokens, u.para, False) if i == 0 else u for i, u in enumerate(tail)]
+        return [_Unit(u.text, u.tokens, u.para, False, u.page) if i == 0 else u for i, u in enumerate(tail)]
 
     def _word_tail(self, unit: _Unit, room: int) -> list[_Unit]:
         """The last words of a long sentence, at most `room` tokens, as the overlap."""
@@ -158,7 +188,53 @@ class Chunker:
                 break
             words.insert(0, word)
             used += n
-        return [_Unit(" ".join(words), used, unit.para, False)] if words else []
+        return [_Unit(" ".join(words), used, unit.para, False, unit.page)] if words else []
+
+
+def _pages_of(window: list[_Unit]) -> tuple[list[int], list[int]]:
+    """The window's pages in order, and where in its joined text each page after the first begins."""
+    pages: list[int] = []
+    breaks: list[int] = []
+    offset = 0
+    for n, unit in enumerate(window):
+        if n:
+            offset += 1  # the space or newline _join puts between units
+        if unit.page and (not pages or unit.page != pages[-1]):
+            if pages:
+                breaks.append(offset)
+            pages.append(unit.page)
+        offset += len(unit.text)
+    return sorted(set(pages)), breaks if len(set(pages)) == len(pages) else []
+
+
+class _Units:
+    """The units of a text read lazily, paragraph by paragraph, with each read paragraph's token total."""
+
+    def __init__(self, paragraphs: Iterator[list[_Unit]]) -> None:
+        self._paragraphs = paragraphs
+        self._units: list[_Unit] = []
+        self.para_tokens: dict[int, int] = {}
+
+    def has(self, i: int) -> bool:
+        """True when there is a unit i (reading paragraphs until there is, or the text ends)."""
+        while i >= len(self._units):
+            units = next(self._paragraphs, None)
+            if units is None:
+                return False
+            self.para_tokens[units[0].para] = sum(u.tokens for u in units)
+            self._units.extend(units)
+        return True
+
+    def __getitem__(self, i: int) -> _Unit:
+        self.has(i)
+        return self._units[i]
+
+    def forget_before(self, i: int) -> None:
+        """Drop the units before i (they are in a window already) and the totals of finished paragraphs."""
+        del self._units[:i]
+        first = self._units[0].para if self._units else None
+        for para in [p for p in self.para_tokens if first is None or p < first]:
+            del self.para_tokens[para]
 
 
 def _join(units: list[_Unit]) -> str:

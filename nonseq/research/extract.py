@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from nonseq.models import Outcome, content_hash
@@ -12,12 +13,23 @@ from nonseq.models import Outcome, content_hash
 #: Content kinds the extractor understands.
 HTML, MARKDOWN, TEXT = "html", "markdown", "text"
 
+#: Pages with more elements than this are fragment-heavy (the 181 real news pages of the benchmark have
+#: at most 1,709): their text is read in one linear pass (extract_fragments) instead of by trafilatura.
+FRAGMENT_ELEMENTS = 10_000
+#: extract_fragments: elements whose subtree is page furniture or not text.
+_SKIP_TAGS = frozenset({"head", "script", "style", "noscript", "template", "nav", "header", "footer", "aside",
+                        "form", "svg", "iframe", "button", "select", "textarea", "object", "canvas"})
+#: extract_fragments: elements that start and end a line of text.
+_BLOCK_TAGS = frozenset({"p", "div", "li", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "td", "th",
+                         "pre", "blockquote", "section", "article", "main", "dd", "dt", "dl", "ul", "ol",
+                         "table", "figcaption", "caption", "address", "details", "summary"})
 _MD_SUFFIXES = (".md", ".markdown", ".mdown", ".mkd")
 _TEXT_SUFFIXES = (".txt", ".text", ".rst")
 _HTML_SUFFIXES = (".html", ".htm", ".xhtml")
 _FRONT_MATTER = re.compile(r"\A---\s*\n(.*?)\n(?:---|\.\.\.)\s*\n", re.DOTALL)
 _FM_FIELD = re.compile(r"^(title|author|date|published)\s*:\s*(.+?)\s*$", re.MULTILINE | re.I)
 _MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
+_SETEXT = re.compile(r"^\s{0,3}(?:=+|-+)\s*$")
 _MD_BLOCK_LINE = re.compile(r"^\s{0,3}(#{1,6}\s|[-*+]\s|\d+[.)]\s|>|\||```|~~~)")
 _MD_INLINE = [
     (re.compile(r"!\[([^\]]*)\]\([^)]*\)"), r"\1"),  # images → alt text
@@ -38,6 +50,8 @@ class Document:
     published: str = ""
     site_name: str = ""
     kind: str = HTML
+    #: The page each line of `text` comes from (documents with fixed pages, e.g. PDFs; else empty).
+    line_pages: list[int] = field(default_factory=list)
 
     @property
     def content_hash(self) -> str:
@@ -52,6 +66,8 @@ class Extraction:
     outcome: Outcome
     document: Document | None = None
     reason: str = ""
+    #: The setting that cut the document's chunks short ("[research] max_chunks_per_page"), if one did.
+    capped: str = ""
 
     @property
     def ok(self) -> bool:
@@ -84,11 +100,21 @@ def extract_html(
     html: str | bytes, url: str = "", *, favor_precision: bool = False,
     favor_recall: bool = False, fast: bool = False,
 ) -> Document | None:
-    """Main text plus title, author, date and site name with trafilatura (None when empty)."""
-    import trafilatura
+    """Main text plus title, author, date and site name with trafilatura (None when empty).
 
+    A fragment-heavy page (more than FRAGMENT_ELEMENTS elements) is read in one linear pass
+    instead (extract_fragments): trafilatura's many whole-tree passes take minutes on it.
+    """
+    import trafilatura
+    from trafilatura.utils import load_html
+
+    tree = load_html(html)
+    if tree is None:
+        return None
+    if _more_elements_than(tree, FRAGMENT_ELEMENTS):
+        return extract_fragments(tree, url)
     doc = trafilatura.bare_extraction(
-        html, url=url or None, with_metadata=True, include_comments=False,
+        tree, url=url or None, with_metadata=True, include_comments=False,
         include_tables=True, favor_precision=favor_precision, favor_recall=favor_recall,
         fast=fast,
     )
@@ -99,6 +125,62 @@ def extract_html(
         author=_one_line(doc.author), published=_one_line(doc.date),
         site_name=_one_line(doc.sitename), kind=HTML,
     )
+
+
+def extract_fragments(tree: Any, url: str = "") -> Document | None:
+    """The text of a huge page in one pass over its elements: one line per block, furniture skipped.
+
+    Metadata (title, author, date, site name) comes from trafilatura reading the page's <head> only.
+    """
+    from lxml import etree
+
+    lines: list[str] = []
+    parts: list[str] = []
+
+    def flush() -> None:
+        line = _one_line("".join(parts))
+        if line:
+            lines.append(line)
+        parts.clear()
+
+    walker = etree.iterwalk(tree, events=("start", "end"))
+    for event, elem in walker:
+        tag = elem.tag if isinstance(elem.tag, str) else ""  # comments and PIs carry no text of their own
+        if event == "start":
+            if tag in _SKIP_TAGS or not tag:
+                walker.skip_subtree()
+                continue
+            if tag in _BLOCK_TAGS:
+                flush()
+            parts.append(elem.text or "")
+        else:
+            if tag in _BLOCK_TAGS:
+                flush()
+            if elem is not tree:
+                parts.append(elem.tail or "")
+    flush()
+    if not lines:
+        return None
+    meta = _head_metadata(tree, url)
+    return Document(text="\n".join(lines), url=url, title=_one_line(meta.title),
+                    author=_one_line(meta.author), published=_one_line(meta.date),
+                    site_name=_one_line(meta.sitename), kind=HTML)
+
+
+def _head_metadata(tree: Any, url: str) -> Any:
+    """trafilatura's metadata of the page's <head> alone (a bounded read of a page of any size)."""
+    import lxml.html
+    from lxml import etree
+    from trafilatura.metadata import extract_metadata
+
+    head = tree.find(".//head")
+    small = f"<html>{etree.tostring(head, encoding='unicode') if head is not None else ''}<body></body></html>"
+    return extract_metadata(lxml.html.fromstring(small), url or None, {"extensive_search": False})
+
+
+def _more_elements_than(tree: Any, limit: int) -> bool:
+    """True when the tree has more than `limit` elements (counting stops there)."""
+    return any(n > limit for n, _ in enumerate(tree.iter(), 1))
 
 
 def extract_plain(text: str, url: str = "", *, markdown: bool = False) -> Document:
@@ -182,6 +264,14 @@ def _paragraphs(text: str, markdown: bool) -> list[str]:
         lines = [ln for ln in block.split("\n") if ln.strip()]
         current: list[str] = []
         for line in lines:
+            if markdown and _SETEXT.match(line):  # "Title\n=====": the line above is a heading
+                if current:
+                    heading = current.pop()
+                    if current:
+                        out.append(_one_line(" ".join(current)))
+                    out.append("# " + _one_line(heading))
+                    current = []
+                continue
             if markdown and _MD_BLOCK_LINE.match(line) and current:
                 out.append(_one_line(" ".join(current)))
                 current = []

@@ -24,8 +24,11 @@ from nonseq.research.domains import DomainRegistry, normalize_host
 from nonseq.research.robots import RobotsCache, origin_of
 from nonseq.research.ssrf import Guard, GuardRefusal, PinnedTransport, ResolveError, Resolver, pin_key
 from nonseq.text.files import binary_kind, bom_codec
+from nonseq.text.urls import strip_credentials
 
 TEXT_TYPES = frozenset({"text/html", "application/xhtml+xml", "text/plain"})
+#: The one binary type fetched: its bytes go to the document reader (nonseq.research.documents).
+PDF_TYPE = "application/pdf"
 REDIRECT_CODES = frozenset({301, 302, 303, 307, 308})
 ROBOTS_MAX_BYTES = 512_000
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([a-zA-Z0-9_.:-]+)""", re.I)
@@ -35,11 +38,12 @@ _HTML_START = re.compile(rb"^\s*(<!--.*?-->\s*)*<(!doctype\s+html|html|head|body
 
 @dataclass
 class FetchedPage:
-    """A fetch outcome (always a Source) and, when fetched, the decoded body."""
+    """A fetch outcome (always a Source) and, when fetched, the decoded body (a PDF's raw bytes)."""
 
     source: Source
     text: str | None = None
     content_type: str = ""
+    body: bytes = b""
 
 
 @dataclass
@@ -181,11 +185,16 @@ def page_title(text: str) -> str:
     return " ".join(html.unescape(match.group(1)).split())[:300] if match else ""
 
 
+def _is_pdf(media: str, head: bytes, url: str) -> bool:
+    """True for a PDF: by its type, its first bytes, or an untyped body at a .pdf URL."""
+    return media == PDF_TYPE or head.startswith(b"%PDF-") or (
+        media in ("", "application/octet-stream") and urlsplit(url).path.lower().endswith(".pdf"))
+
+
 def _check_type(media: str, head: bytes, url: str) -> str:
-    """The media type to keep, or raise _Stop(WRONG_TYPE) for PDFs, binaries and other types."""
-    if media == "application/pdf" or head.startswith(b"%PDF-") or (
-            media in ("", "application/octet-stream") and url.lower().endswith(".pdf")):
-        raise _Stop(Outcome.WRONG_TYPE, "PDF skipped (PDF text extraction is not supported)")
+    """The media type to keep (PDF_TYPE for PDFs), or raise _Stop(WRONG_TYPE) for binaries and other types."""
+    if _is_pdf(media, head, url):
+        return PDF_TYPE
     if media and media not in TEXT_TYPES:
         raise _Stop(Outcome.WRONG_TYPE, f"content type {media} is not HTML or plain text")
     kind = binary_kind(head)
@@ -219,9 +228,11 @@ class Fetcher:
     def __init__(
         self, settings: FetchSettings, registry: DomainRegistry, resolver: Resolver | None = None,
         *, network_backend: httpcore.AsyncNetworkBackend | None = None,
-        ssl_context: ssl.SSLContext | None = None,
+        ssl_context: ssl.SSLContext | None = None, max_document_bytes: int | None = None,
     ) -> None:
         self.settings = settings
+        #: The size limit of a PDF body ([research] max_document_bytes; pages have [fetch] max_bytes).
+        self.max_document_bytes = max_document_bytes or settings.max_bytes
         self.ssl_context = ssl_context
         self.registry = registry
         self.guard = Guard(settings.allow_private, tuple(settings.allow_hosts), resolver, dict(settings.hosts))
@@ -254,10 +265,15 @@ class Fetcher:
             headers=self._headers(), timeout=httpx.Timeout(self.settings.timeout),
         ) as client:
             self._client = client
-            tasks = [asyncio.create_task(self._fetch_one(url)) for url in todo]
+            # A fetched page holds its slot until the consumer takes it: at most `concurrency`
+            # pages are in flight or waiting, however slowly they are consumed (bounded memory).
+            window = asyncio.Semaphore(self.settings.concurrency)
+            tasks = [asyncio.create_task(self._fetch_in(window, url)) for url in todo]
             try:
                 for done in asyncio.as_completed(tasks):
-                    yield await done
+                    page = await done
+                    yield page
+                    window.release()
             finally:
                 for task in tasks:
                     task.cancel()
@@ -286,8 +302,13 @@ class Fetcher:
     def _headers(self) -> dict[str, str]:
         """Headers sent with every request."""
         return {"User-Agent": self.settings.user_agent,
-                "Accept": "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.1",
+                "Accept": "text/html,application/xhtml+xml,text/plain;q=0.9,application/pdf;q=0.8,*/*;q=0.1",
                 "Accept-Language": "en;q=0.9,*;q=0.5", "Accept-Encoding": ACCEPT_ENCODING}
+
+    async def _fetch_in(self, window: asyncio.Semaphore, url: str) -> FetchedPage:
+        """Fetch one URL once the window has room (stream() gives the room back when the page is taken)."""
+        await window.acquire()
+        return await self._fetch_one(url)
 
     async def _fetch_one(self, url: str) -> FetchedPage:
         """Fetch one URL under the global limit; never raises (except cancellation)."""
@@ -301,10 +322,10 @@ class Fetcher:
 
     def _page(self, url: str, answer: _Answer, seconds: float) -> FetchedPage:
         """Turn an answer into a FetchedPage with its Source."""
-        final = answer.final_url or url
+        url, final = strip_credentials(url), strip_credentials(answer.final_url or url)
         text: str | None = None
         title = ""
-        if answer.outcome is Outcome.FETCHED:
+        if answer.outcome is Outcome.FETCHED and answer.content_type != PDF_TYPE:
             is_html = answer.content_type != "text/plain"
             text, _ = decode_body(answer.body, answer.charset, is_html)
             title = page_title(text) if is_html else ""
@@ -314,7 +335,8 @@ class Fetcher:
             status=answer.status, reason=answer.reason, bytes=len(answer.body),
             seconds=round(seconds, 3), title=title, trust_boost=self.registry.boost(final),
         )
-        return FetchedPage(source, text, answer.content_type)
+        body = answer.body if answer.content_type == PDF_TYPE else b""
+        return FetchedPage(source, text, answer.content_type, body)
 
     async def _follow(self, url: str, max_bytes: int, page: bool) -> _Answer:
         """Follow a redirect chain hop by hop, checking every hop; the answer of the last one."""
@@ -416,7 +438,9 @@ class Fetcher:
         media, charset = _media_type(response.headers.get("content-type", ""))
         declared = response.headers.get("content-length", "")
         if page and media and media not in TEXT_TYPES:
-            _check_type(media, b"", str(response.url))  # refused on the header alone
+            media = _check_type(media, b"", str(response.url))  # refused on the header alone
+        if page and _is_pdf(media, b"", str(response.url)):
+            max_bytes = max(max_bytes, self.max_document_bytes)
         if page and declared.isdigit() and int(declared) > max_bytes:
             raise _Stop(Outcome.TOO_LARGE, f"Content-Length {declared} > {max_bytes} bytes",
                         response.status_code)
@@ -436,8 +460,7 @@ class Fetcher:
             return _Answer(Outcome.EMPTY, "empty body", content_type=media)
         return _Answer(Outcome.FETCHED, body=body, content_type=media, charset=charset)
 
-    @staticmethod
-    async def _collect_body(response: httpx.Response, media: str, max_bytes: int, page: bool,
+    async def _collect_body(self, response: httpx.Response, media: str, max_bytes: int, page: bool,
                             chunks: list[bytes]) -> str:
         """Append the decoded body to `chunks` (decoding raw bytes ourselves, bounded); the media type."""
         decoder = BodyDecoder(response.headers.get("content-encoding", ""), max_bytes)
@@ -445,6 +468,8 @@ class Fetcher:
             for piece in decoder.feed(raw):
                 if page and not chunks:
                     media = _check_type(media, piece[:2048], str(response.url))
+                    if media == PDF_TYPE:  # sniffed: a PDF gets the document limit
+                        decoder.limit = max(max_bytes, self.max_document_bytes)
                 chunks.append(piece)
         return media
 

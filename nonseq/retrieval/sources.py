@@ -1,4 +1,4 @@
-"""Candidates from the store: the full research scroll, knowledge and evergreen (local or hybrid)."""
+"""Candidates from the store: the topic's full research scroll; knowledge and evergreen by the engine's hybrid query."""
 
 from __future__ import annotations
 
@@ -53,44 +53,28 @@ def hybrid_local(cands: Sequence[Candidate], query_terms: Sequence[str], query_v
     return sorted(cands, key=lambda c: -c.scores[HYBRID])
 
 
-def _store_hybrid(ws: Workspace, name: str, query: str, query_vec: Any, limit: int,
-                  match: dict[str, Any] | None, group: SourceKind) -> list[Candidate]:
-    """Dense + sparse search fused with RRF inside Qdrant (for collections too big to scroll)."""
-    points = ws.store.hybrid(name, query_vec, ws.sparse.encode_query(query), limit=limit,
-                             match=match, depth=max(DEPTH, limit), vectors=True)
-    out = []
-    for p in points:
-        cand = to_candidate(p, group)
-        cand.record(HYBRID, p.score, "qdrant RRF")
-        out.append(cand)
-    return out
-
-
 def collection_candidates(ws: Workspace, name: str, match: dict[str, Any] | None, group: SourceKind,
                           query: str, query_terms: Sequence[str], query_vec: Any,
                           top: int, keep_slug: str = "") -> list[Candidate]:
-    """The best `top` chunks of a collection by hybrid score, plus every chunk of `keep_slug`."""
-    s = ws.settings.retrieval
-    total = ws.store.count(name, match)
-    if total == 0:
-        return []
-    if total <= s.scroll_limit:
-        cands = [to_candidate(p, group) for p in ws.store.scroll_all(name, match, vectors=[DENSE])]
-        sp = ws.settings.sparse
-        ranked = hybrid_local(cands, query_terms, query_vec, ws.sparse.tokenize, k=s.rrf_k,
-                              k1=sp.k1, b=sp.b)
-        mine = [c for c in ranked if keep_slug and c.chunk.topic_slug == keep_slug]
-        others = [c for c in ranked if not (keep_slug and c.chunk.topic_slug == keep_slug)]
-        return mine + others[:top]
-    found = _store_hybrid(ws, name, query, query_vec, top, match, group)
+    """The `top` chunks of a collection most like the query, plus every chunk of `keep_slug`.
+
+    The engine finds the `top` by its dense + sparse RRF (filtered by `match`), the topic's own by
+    a payload-index filter: no full scroll, so the cost does not grow with the collection. The
+    union is then scored together by `hybrid_local`; the topic's own come first.
+    """
+    s, sp = ws.settings.retrieval, ws.settings.sparse
+    found = ws.store.hybrid(name, query_vec, ws.sparse.encode_query(query), limit=top, match=match,
+                            depth=max(DEPTH, top), vectors=True) if top > 0 else []
+    cands = [to_candidate(p, group) for p in found]
+    for cand in cands:
+        cand.notes.append("found by qdrant RRF")
     if keep_slug:
-        slug_match = {**(match or {}), "topic_slug": keep_slug}
-        count = ws.store.count(name, slug_match)
-        if count:
-            mine = _store_hybrid(ws, name, query, query_vec, count, slug_match, group)
-            seen = {c.point_id for c in mine}
-            found = mine + [c for c in found if c.point_id not in seen]
-    return found
+        seen = {c.point_id for c in cands}
+        mine = ws.store.scroll_all(name, {**(match or {}), "topic_slug": keep_slug}, vectors=[DENSE])
+        cands += [to_candidate(p, group) for p in mine if p.id not in seen]
+    ranked = hybrid_local(cands, query_terms, query_vec, ws.sparse.tokenize, k=s.rrf_k, k1=sp.k1, b=sp.b)
+    own = [c for c in ranked if keep_slug and c.chunk.topic_slug == keep_slug]
+    return own + [c for c in ranked if not (keep_slug and c.chunk.topic_slug == keep_slug)][:top]
 
 
 def knowledge_candidates(ws: Workspace, topic: Topic, query_terms: Sequence[str],

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from nonseq.text.instructions import is_instruction
 from nonseq.text.words import tokens
 
 #: The score from which a text counts as prose.
@@ -174,7 +175,7 @@ def reject_reason(sentence: str, *, allow_second_person: bool = False, max_words
     """Why a source sentence may not go into an article ("" when it may)."""
     n = len(tokens(sentence))
     checks = [
-        (_INSTRUCTION.search(sentence), "instruction aimed at the model"),
+        (_INSTRUCTION.search(sentence) or is_instruction(sentence), "instruction aimed at the model"),
         (n < MIN_WORDS, f"fragment: fewer than {MIN_WORDS} words"),
         (_starts_mid(sentence), "fragment: starts mid-sentence"),
         (_LABEL.match(sentence), "label (e.g. 'Title:', 'Related:')"),

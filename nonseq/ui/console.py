@@ -18,17 +18,30 @@ if TYPE_CHECKING:
 WIDE_COLUMNS = 110
 
 _CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+#: DEL and the C1 controls (CSI is \x9b), which json.dumps(ensure_ascii=False) leaves raw.
+_C1 = re.compile(r"[\x7f-\x9f]")
 
 
 def __getattr__(name: str) -> Console:
     """`console` and `err_console`, made on first use and kept (PEP 562)."""
     if name not in ("console", "err_console"):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from rich.console import Console
-
-    made: Console = globals().get(name) or Console(highlight=False, stderr=name == "err_console")
+    made: Console = globals().get(name) or _safe_console_class()(highlight=False, stderr=name == "err_console")
     globals()[name] = made
     return made
+
+
+def _safe_console_class() -> type[Console]:
+    """A rich Console whose strings lose their control characters before they are rendered (the net under safe())."""
+    from rich.console import Console
+
+    class SafeConsole(Console):
+        """Console.render_str with ESC, BEL, CSI and the other controls shown as \ufffd (newline and tab kept)."""
+
+        def render_str(self, text: str, **kwargs: Any) -> Any:
+            return super().render_str(_CONTROLS.sub("\ufffd", text), **kwargs)
+
+    return SafeConsole
 
 
 def safe(text: object) -> str:
@@ -48,7 +61,13 @@ def print_json(data: Any) -> None:
     """Print one JSON document on stdout (no rich markup or wrapping)."""
     import typer
 
-    typer.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+    text = json.dumps(data, indent=2, ensure_ascii=False, default=str)  # C0 controls are escaped by json
+    typer.echo(_C1.sub(lambda m: f"\\u{ord(m.group()):04x}", text))
+
+
+def plain(text: str) -> str:
+    """Text for a plain (not rich) print: control characters shown as \ufffd, newlines and tabs kept."""
+    return _CONTROLS.sub("\ufffd", text)
 
 
 def wide() -> bool:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 
+from nonseq.models import page_label
 from nonseq.ui.console import console, safe, short
 
 if TYPE_CHECKING:
@@ -28,10 +29,11 @@ def fact_card(fact: FactRecord, heading: str = "") -> str:
              safe(fact.text)]
     if fact.original_text:
         lines.append(f"[dim]was:[/dim] {safe(fact.original_text)}")
+    pages = f" ({page_label(fact.pages)})" if fact.pages else ""
     if fact.quote and fact.quote != fact.text:
-        lines.append(f"[dim]quote:[/dim] “{safe(fact.quote)}”")
-    lines.append(f"[dim]source:[/dim] {safe(fact.title or fact.domain or '-')} {safe(fact.url)} "
-                 f"{fact.published[:10]}")
+        lines.append(f"[dim]quote:[/dim] “{safe(fact.quote)}”{pages}")
+    where = f"{fact.title or fact.domain or '-'}{', ' + page_label(fact.pages) if fact.pages else ''}"
+    lines.append(f"[dim]source:[/dim] {safe(where)} {safe(fact.url)} {fact.published[:10]}")
     lines += [f"[dim]also:[/dim] {safe(c.get('url', ''))} “{safe(short(c.get('quote', ''), 70))}”"
               for c in fact.corroborations]
     return "\n".join(lines)

@@ -8,8 +8,9 @@ from rich import box
 from rich.markup import escape
 from rich.table import Table
 
-from nonseq.models import DropReason
+from nonseq.models import DropReason, page_label
 from nonseq.ui.console import console
+from nonseq.writing.sources import file_path
 
 if TYPE_CHECKING:
     from nonseq.models import Candidate, ContextPack
@@ -27,12 +28,20 @@ def _fmt(value: float | None) -> str:
 
 
 def _where(cand: Candidate) -> str:
-    """Domain-less title/url of a chunk, short."""
+    """Domain-less title (with its pages) and url or local path of a chunk, short."""
     chunk = cand.chunk
-    label = chunk.title or chunk.url or chunk.text[:50]
-    if chunk.url and chunk.title:
-        label = f"{chunk.title} <{chunk.url}>"
-    return f"{label[:70]} #{chunk.position}"
+    pages = page_label(chunk.pages)
+    title = f"{chunk.title}, {pages}" if chunk.title and pages else chunk.title
+    location = file_path(chunk.url) or chunk.url
+    label = title or location or chunk.text[:50]
+    if location and title:
+        label = f"{title[:70]} <{location}>"
+    return f"{label} #{chunk.position}"
+
+
+def _domain(cand: Candidate) -> str:
+    """The domain column: a local file says so."""
+    return "local file" if cand.chunk.is_local else cand.chunk.domain or "–"
 
 
 def _row(rank: str, cand: Candidate) -> list[str]:
@@ -44,7 +53,7 @@ def _row(rank: str, cand: Candidate) -> list[str]:
     notes = "; ".join(cand.notes)
     if notes:
         status = f"{status} ({notes})"
-    return [rank, str(cand.group), escape(cand.chunk.domain or "–"), escape(_where(cand)), pre,
+    return [rank, str(cand.group), escape(_domain(cand)), escape(_where(cand)), pre,
             _fmt(s.get("trust")), _fmt(s.get("dedup")), _fmt(s.get("rerank")),
             _fmt(s.get("normalized")), _fmt(s.get("final")), escape(status)]
 

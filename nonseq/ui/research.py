@@ -5,12 +5,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from nonseq.events import Event, Kind, Step
-from nonseq.ui.console import console, err_console
+from nonseq.ui.console import console, err_console, safe
 
 if TYPE_CHECKING:
+    from nonseq.pipeline.ingest import FileReport
     from nonseq.pipeline.research import ResearchSummary
 
 
@@ -34,7 +36,7 @@ class ResearchProgress:
     def __call__(self, event: Event) -> None:
         """Show the running summary (the bars appear with the first event: input is checked by then)."""
         s: ResearchSummary | None = event.data
-        if s is None or event.kind is Kind.DONE:
+        if s is None or event.kind in (Kind.DONE, Kind.NOTE):
             return
         if not self.bars.live.is_started:
             self.bars.start()
@@ -60,5 +62,21 @@ def print_research(s: ResearchSummary) -> None:
     console.print(f"  chunks: {s.chunks} indexed into {s.collection} from "
                   f"{s.distinct_domains} domain(s)"
                   + (f", {s.stale_removed} stale removed" if s.stale_removed else ""))
+    for cut in s.capped:
+        console.print(f"  [yellow]cut short[/yellow]: {safe(cut['url'])}: kept the first {cut['kept']} chunks "
+                      f"({cut['setting']})", soft_wrap=True)
+    if s.files is not None:
+        print_files(s.files)
     if not s.chunks:
         console.print("  [yellow]no chunks indexed[/yellow]: add sources with --url or --file")
+
+
+def print_files(report: FileReport) -> None:
+    """The user's files: counts, each skipped file on its own line with its reason, then a count by reason."""
+    console.print(f"  files: {report.found} found, {report.indexed} indexed, {report.unchanged} unchanged "
+                  f"(already indexed), {len(report.skipped)} skipped")
+    for skipped in report.skipped:
+        console.print(f"    skipped {escape(skipped.path)}: {escape(skipped.reason)}", soft_wrap=True)
+    if report.skipped:
+        counts = ", ".join(f"{n} {reason}" for reason, n in report.by_reason().items())
+        console.print(f"    skipped by reason: {counts}")

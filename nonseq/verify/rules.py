@@ -20,7 +20,6 @@ from nonseq.text.words import numbers as figures
 from nonseq.text.words import tokens as words
 
 if TYPE_CHECKING:
-    from nonseq.verify.support import SupportChecker
     from nonseq.workspace import Workspace
 
 MAGNITUDES = frozenset(("hundred", "thousand", "million", "billion", "trillion", "percent", "dozen"))
@@ -52,22 +51,11 @@ class SupportCheck(Protocol):
         ...
 
 
-class CheckerScores:
-    """The `verify.support` checker behind the SupportCheck interface."""
-
-    def __init__(self, checker: SupportChecker) -> None:
-        self.checker = checker
-
-    def scores(self, pairs: Sequence[tuple[str, Sequence[str]]]) -> list[float]:
-        """The checker's scores (its own number/name rule already scales misses under its cut)."""
-        return [r.score for r in self.checker.check_many([(c, list(s)) for c, s in pairs])]
-
-
-def support_for(ws: Workspace) -> CheckerScores:
-    """The workspace's support check (bundled embedder and BM25 tokenizer), as a SupportCheck."""
+def support_for(ws: Workspace) -> SupportCheck:
+    """The workspace's support check: P(supported) of a sentence against its one or two planned sentences."""
     from nonseq.verify.support import checker_for
 
-    return CheckerScores(checker_for(ws))
+    return checker_for(ws)
 
 
 def magnitudes(text: str) -> set[str]:

@@ -1,13 +1,18 @@
-"""Does this source text support this claim? One offline check for grounding, facts and drafts.
+"""Does this source text support this claim? One offline check for grounding, facts, drafts and writing.
 
 The claim is compared with the source's sentences by a handful of features: cosine with the
 bundled embedder (for the source sentences that cover the claim best), IDF-weighted coverage of
 the claim's BM25 terms by the best pair of adjacent sentences, the support of each clause of a
 multi-part claim, and the general-text IDF mass of the claim's terms the source never uses. A
-small logistic regression fitted on WiCE dev (`bench/support.py --fit`, grouped 5-fold CV) turns
-them into a score in [0,1]; coefficients and cut ship in nonseq/data/support_model.json (the
-general IDF in support_idf.json). On top, FActScore's rule: a claim holding a number or a name
-the source lacks, or a negation where the source has none, is scaled under the cut.
+logistic regression per setting turns them into P(supported) (data/support_head.json, fitted out of
+fold on SciFact train + WiCE dev by scripts/support/stack_support.py, 5 grouped folds):
+- a source of one or two sentences (the writer's check of a sentence against its planned sources,
+  a fact against its quote) adds the two logits of a trained alignment head on the bundled MiniLM's
+  token states (nonseq.verify.alignment); its cut is set for precision >= 0.85 out of fold;
+- a longer source (a fact chunk, a page's passage) uses the features alone, with FActScore's rule:
+  a claim holding a number or a name the source lacks, or a negation where the source has none, is
+  scaled under the cut (best F1 out of fold).
+Without an embedder a lexical model (data/support_model.json, fitted on WiCE dev) scores every pair.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import numpy as np
 
 from nonseq.text.sentences import split_sentences
 from nonseq.text.words import numbers
+from nonseq.verify.alignment import AlignmentHead, TokenEncoder, head_config
 
 if TYPE_CHECKING:
     from nonseq.workspace import Workspace
@@ -51,6 +57,8 @@ FEATURES = ("cos_top2", "part_cos_min", "cov_pair", "part_mean", "missing_number
             "missing_names", "missing_mass", "missing_max")
 LEXICAL_FEATURES = ("cov_pair", "part_mean", "part_min", "missing_numbers", "missing_names",
                     "missing_mass", "missing_max")
+HEAD_FEATURES = ("whole", "whole_rel")  # the head's logits: supports the claim, is evidence for it
+SENTENCE_UNITS = 2  # a source of at most this many sentences is checked in the sentence setting
 COMMON_DF = 3  # a capitalised first word seen in this many general documents is no name
 DENSE_TOP = 6  # source sentences embedded per claim: the best covering ones
 DENSE_TOP_PART = 2  # ...plus the best covering ones of each claim part
@@ -194,17 +202,50 @@ def negated(text: str) -> bool:
 
 
 # -- the checker -------------------------------------------------------------------------------
+@dataclass
+class Stack:
+    """One setting's logistic regression over the features (and the head's logits), with its cut."""
+
+    features: tuple[str, ...]
+    mean: list[float]
+    scale: list[float]
+    coef: list[float]
+    intercept: float
+    cut: float
+    rule: bool  # FActScore's rule (support.adjust) on top
+
+    @classmethod
+    def load(cls, setting: str) -> Stack:
+        """The shipped LR of a setting ("sentence" or "claim") from data/support_head.json."""
+        d = head_config()[setting]
+        return cls(tuple(d["features"]), d["mean"], d["scale"], d["coef"], d["intercept"], float(d["cut"]),
+                   bool(d["rule"]))
+
+    def score(self, feats: dict[str, float]) -> float:
+        """P(supported) of one feature row (before the rule)."""
+        x = (np.array([feats[f] for f in self.features]) - np.asarray(self.mean)) / np.asarray(self.scale)
+        return float(1.0 / (1.0 + np.exp(-(x @ np.asarray(self.coef) + self.intercept))))
+
+
 class SupportChecker:
-    """Does this source text support this claim? Bundled embedder + BM25 tokenizer, offline."""
+    """Does this source text support this claim? Bundled MiniLM (embedder + head) and BM25 tokenizer, offline."""
 
     def __init__(self, embed: Embed | None = None, tokenize: Tokenizer | None = None,
                  cut: float | None = None, model: Model | None = None,
-                 dense: bool = True) -> None:
+                 dense: bool = True, threads: int = 1, setting: str = "auto") -> None:
         self._embed = embed
+        self.setting = setting  # "auto": by the source's length; "claim": the longer-source model for every pair
         self._tokenize = tokenize
         self.dense = dense
         self.model = model or load_model("dense" if dense else "lexical")
-        self.cut = self.model.cut if cut is None else cut
+        self.stacks = {s: Stack.load(s) for s in ("sentence", "claim")} if dense and model is None else {}
+        if cut is not None:
+            for st in self.stacks.values():
+                st.cut = cut
+        self.cut = self.stacks["claim"].cut if self.stacks else self.model.cut if cut is None else cut
+        self.threads = threads
+        self._encoder: TokenEncoder | None = None
+        self._head: AlignmentHead | None = None
         self._terms: dict[str, frozenset[str]] = {}
 
     def terms(self, text: str) -> frozenset[str]:
@@ -217,14 +258,16 @@ class SupportChecker:
         return got
 
     @property
-    def embed(self) -> Embed:
-        """The dense embedder (the bundled MiniLM unless one was given)."""
-        if self._embed is None:
-            from nonseq.config import EmbeddingSettings
-            from nonseq.index.embed import build_embedder
+    def encoder(self) -> TokenEncoder:
+        """The bundled MiniLM's token states (cached per text): the head's input and the embedder."""
+        if self._encoder is None:
+            self._encoder = TokenEncoder(self.threads)
+        return self._encoder
 
-            self._embed = build_embedder(EmbeddingSettings()).embed
-        return self._embed
+    @property
+    def embed(self) -> Embed:
+        """The dense embedder: the bundled MiniLM (from the shared token states) unless one was given."""
+        return self._embed or self.encoder.embed
 
     @property
     def tokenize(self) -> Tokenizer:
@@ -236,23 +279,46 @@ class SupportChecker:
             self._tokenize = SparseEncoder(SparseSettings()).tokenize
         return self._tokenize
 
-    def check(self, claim: str, source: Source) -> SupportResult:
+    def check(self, claim: str, source: Source, setting: str | None = None) -> SupportResult:
         """Score one claim against one source."""
-        return self.check_many([(claim, source)])[0]
+        return self.check_many([(claim, source)], setting)[0]
 
-    def check_many(self, pairs: Sequence[tuple[str, Source]]) -> list[SupportResult]:
-        """Score many (claim, source) pairs, embedding all their texts in one batch."""
+    def scores(self, pairs: Sequence[tuple[str, Source]], setting: str | None = None) -> list[float]:
+        """P(supported) per (claim, source) pair (a flagged pair of a longer source is scaled under the cut)."""
+        return [r.score for r in self.check_many(pairs, setting)]
+
+    def check_many(self, pairs: Sequence[tuple[str, Source]], setting: str | None = None) -> list[SupportResult]:
+        """Score many (claim, source) pairs, encoding all their texts in one batch.
+
+        setting (default: the checker's): "auto" scores a source of one or two sentences with the head
+        and the precision cut (the writer's check), "claim" every pair with the longer-source model
+        and its best-F1 cut (grounding's chunks, the knowledge base's quotes: the lenient decision).
+        """
+        prepared, rows = self._prepare(pairs)
+        auto = (setting or self.setting) == "auto"
+        short = [i for i, p in enumerate(prepared) if self.stacks and auto and 0 < len(p.units) <= SENTENCE_UNITS]
+        if short:
+            if self._head is None:
+                self._head = AlignmentHead(self.encoder, self.threads)
+            logits = self._head.logits([(prepared[i].claim, prepared[i].units) for i in short])
+            for i, lg in zip(short, logits, strict=True):
+                rows[i][0].update(zip(HEAD_FEATURES, map(float, lg), strict=True))
+        return [self._result(p, feats, evidence) for p, (feats, evidence) in zip(prepared, rows, strict=True)]
+
+    def feature_rows(self, pairs: Sequence[tuple[str, Source]]) -> list[dict[str, float]]:
+        """The features of each pair without the head (what scripts/support/stack_support.py stacks)."""
+        return [feats for feats, _ in self._prepare(pairs)[1]]
+
+    def _prepare(self, pairs: Sequence[tuple[str, Source]]
+                 ) -> tuple[list[_Pair], list[tuple[dict[str, float], list[Evidence]]]]:
+        """Each pair's sentences and its features (one embedding batch for all texts)."""
         prepared = [_Pair(claim, source_units(source), self) for claim, source in pairs]
         texts: dict[str, int] = {}
         for p in prepared:
             for t in p.texts():
                 texts.setdefault(t, len(texts))
         vectors = self._vectors(list(texts)) if texts and self.dense else None
-        results = []
-        for p in prepared:
-            feats, evidence = p.features(vectors, texts)
-            results.append(self._result(p, feats, evidence))
-        return results
+        return prepared, [p.features(vectors, texts) for p in prepared]
 
     def _vectors(self, texts: list[str]) -> np.ndarray:
         """Embed texts shortest first (batches pad to their longest text), rows in input order."""
@@ -262,11 +328,21 @@ class SupportChecker:
         out[order] = rows
         return out
 
+    def _score(self, p: _Pair, feats: dict[str, float]) -> tuple[float, float]:
+        """The pair's score and the cut of its setting."""
+        if not self.stacks:
+            x = np.array([[feats[f] for f in self.model.features]])
+            return adjust(float(self.model.score(x)[0]), feats, self.cut), self.cut
+        if not p.units:
+            return 0.0, self.cut
+        st = self.stacks["sentence" if "whole" in feats else "claim"]
+        score = st.score(feats)
+        return (adjust(score, feats, st.cut) if st.rule else score), st.cut
+
     def _result(self, p: _Pair, feats: dict[str, float],
                 evidence: list[Evidence]) -> SupportResult:
         """Score the features and explain the decision."""
-        x = np.array([[feats[f] for f in self.model.features]])
-        score = adjust(float(self.model.score(x)[0]), feats, self.cut)
+        score, cut = self._score(p, feats)
         flags = []
         if p.missing_numbers:
             flags.append("missing_number")
@@ -276,7 +352,7 @@ class SupportChecker:
             flags.append("negation")
         if feats["cov_all"] == 0:
             flags.append("no_overlap")
-        return SupportResult(score=score, supported=score >= self.cut, evidence=evidence,
+        return SupportResult(score=score, supported=score >= cut, evidence=evidence,
                              missing=p.missing_numbers + p.missing_names, flags=flags,
                              features=feats)
 
@@ -362,12 +438,9 @@ class _Pair:
 
 
 def checker_for(ws: Workspace) -> SupportChecker:
-    """The checker built from a Workspace's embedder and sparse tokenizer (cached per workspace)."""
-    from nonseq.index.embed import BUNDLED_MODEL
+    """The checker with a Workspace's sparse tokenizer (cached per workspace).
 
-    def build() -> SupportChecker:
-        emb = ws.settings.embedding  # the model was fitted on the bundled MiniLM's cosines: keep to it
-        bundled = (emb.backend, emb.model, emb.model_path) == ("fastembed", BUNDLED_MODEL, "")
-        return SupportChecker(embed=ws.embedder.embed if bundled else None, tokenize=ws.sparse.tokenize)
-
-    return ws.memo("support_checker", build)
+    Its dense features always come from the bundled MiniLM (the models were fitted on it), whatever
+    embedder the workspace indexes with; the encoder runs once per text for the cosines and the head.
+    """
+    return ws.memo("support_checker", lambda: SupportChecker(tokenize=ws.sparse.tokenize))

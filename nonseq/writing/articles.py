@@ -50,11 +50,13 @@ def _escape(text: str) -> str:
 
 
 def sources_section(sources: Sequence[SourceRef]) -> str:
-    """The `## Sources` section: [n] title and URL per source."""
+    """The `## Sources` section: [n] title (and pages) and URL, or a local file's path, per source."""
     lines = ["## Sources", ""]
     for s in sorted(sources, key=lambda s: s.n):
         link = f" — <{s.url}>" if s.url else ""
-        lines.append(f"- [{s.n}] {_escape(s.title)}{link}")
+        if s.location != s.url:  # a local file: its path, as code (nothing in it is Markdown)
+            link = f" — `{s.location}`" if "`" not in s.location else f" — {_escape(s.location)}"
+        lines.append(f"- [{s.n}] {_escape(s.label)}{link}")
     if len(lines) == 2:
         lines.append("No sources are cited in this article.")
     return "\n".join(lines)

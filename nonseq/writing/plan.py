@@ -177,7 +177,7 @@ class WritePlan:
         lines = [f"## Write plan: {self.title}", "", f"- schema: {self.schema}",
                  f"- units: {len(self.units)} from {len(self.sentences)} source sentences", "",
                  "### Sources", ""]
-        lines += [f"[{s.n}] {s.title} — {s.url}" for s in self.sources] or ["(none)"]
+        lines += [f"[{s.n}] {s.label} — {s.location}" for s in self.sources] or ["(none)"]
         for i, sec in enumerate(self.sections, 1):
             lines += ["", f"### Section {i}: {sec.name}", ""]
             lines += [f"{k}. [{u.n}] (score {u.score:.2f}, topic {u.topic:.2f}) " + " / ".join(
@@ -299,15 +299,17 @@ def allocate(units: list[Unit], uvecs: np.ndarray, secvecs: np.ndarray, cfg: Pla
     return picks
 
 
-def number(sections: list[PlannedSection]) -> list[SourceRef]:
-    """Number sources by first use in article order; set every unit's n."""
+def number(sections: list[PlannedSection], chunks: Sequence[Candidate]) -> list[SourceRef]:
+    """Number sources by first use in article order; set every unit's n; a document's pages are its units'."""
     by_url: dict[str, SourceRef] = {}
     for sec in sections:
         for u in sec.units:
             s = u.sentences[0]
             if s.url not in by_url:
-                by_url[s.url] = SourceRef(len(by_url) + 1, s.title, s.url)
-            u.n = by_url[s.url].n
+                by_url[s.url] = SourceRef(len(by_url) + 1, s.title, s.url, chunks[s.chunk].chunk.domain)
+            ref = by_url[s.url]
+            ref.pages = sorted(set(ref.pages).union(*(chunks[x.chunk].chunk.pages for x in u.sentences)))
+            u.n = ref.n
     return list(by_url.values())
 
 
@@ -340,4 +342,4 @@ def build_plan(pack: ContextPack, schema: Schema, embed: Embed,
             for s in sents:
                 if not s.reason and s.id not in planned:
                     s.reason = "not chosen: the sections were full"
-    return WritePlan(topic.title, schema.name, sections, number(sections), chunks, sents, cfg)
+    return WritePlan(topic.title, schema.name, sections, number(sections, chunks), chunks, sents, cfg)

