@@ -209,3 +209,21 @@ def test_pieces_compose_into_an_article(ws) -> None:  # noqa: ANN001
     assert "[5]" in audit and meta["made"] == {"generated": 3} and art.made == {"generated": 3}
     assert yaml.safe_load(Path(art.path).read_text(encoding="utf-8").split("---")[1])["slug"] == \
         "heat-pumps"
+
+
+def test_a_pdf_source_is_cited_with_its_pages_and_path(tmp_path: Path) -> None:
+    """A document's label names its pages; a local file is listed by its path, a web page by its URL."""
+    from nonseq.models import page_label
+    from nonseq.writing.articles import sources_section
+    from nonseq.writing.sources import SourceRef
+
+    pdf = (tmp_path / "Annual report 2025.pdf").as_uri()
+    sources = [SourceRef(1, "Annual report 2025", pdf, "local", [14, 15]), SourceRef(2, "A", "https://a.example/x")]
+    assert sources[0].label == "Annual report 2025, pp. 14\u201315" and sources[1].label == "A"
+    assert sources[0].to_dict() == {"n": 1, "title": "Annual report 2025", "url": pdf, "pages": [14, 15],
+                                    "path": str(tmp_path / "Annual report 2025.pdf")}
+    section = sources_section(sources)
+    assert f"- [1] Annual report 2025, pp. 14\u201315 \u2014 `{tmp_path}/Annual report 2025.pdf`" in section
+    assert "- [2] A \u2014 <https://a.example/x>" in section
+    assert page_label([14]) == "p. 14" and page_label([3, 14, 15, 16]) == "pp. 3, 14\u201316"
+    assert page_label([]) == ""
