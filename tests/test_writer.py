@@ -12,6 +12,7 @@ from __future__ import annotations
 import gzip
 import json
 import re
+import shutil
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -260,6 +261,38 @@ def test_write_verifies_every_sentence_whatever_the_model(cli: Any, researched: 
     plan = json.loads(cli("inspect", "1", "--json").stdout)["plan"]
     assert plan["sections"] and all(u["sentences"] for s in plan["sections"] for u in s["units"])
     assert "Write plan" in cli("inspect", "1").stdout
+
+
+def test_an_unusable_articles_folder_costs_no_generation_and_a_broken_one_keeps_the_text(
+        cli: Any, researched: Path, chat: ScriptedChat) -> None:
+    """Checked before the model is called; if it breaks while the model writes, the article is kept for the retry."""
+    articles = researched / "articles"
+    articles.write_text("not a folder", encoding="utf-8")
+    refused = cli("write", "1", "--no-input", code=2)
+    assert refused.stderr.startswith("error: [paths] articles_dir") and "not a folder" in refused.stderr
+    assert refused.stderr.count("\n") == 1 and chat.calls == 0, refused.stderr
+    articles.unlink()
+
+    def break_the_folder(model: str, messages: list[dict[str, Any]]) -> str:
+        """The first answer also puts a file where the articles folder was."""
+        if articles.is_dir():
+            shutil.rmtree(articles)
+            articles.write_text("not a folder", encoding="utf-8")
+        return _answer(model, messages)
+
+    chat.answer = break_the_folder
+    failed = cli("write", "1", "--no-input", code=1)
+    assert "cannot save the article" in failed.stderr and "kept at" in failed.stderr, failed.stderr
+    assert list((researched / ".nonseq" / "unsaved").glob("*.md")) and chat.calls > 0
+    articles.unlink()
+    calls = chat.calls
+    saved = json.loads(cli("write", "1", "--no-input", "--json").stdout)
+    assert chat.calls == calls, "the kept article was written again"
+    path = Path(saved["article"]["path"])
+    assert path.parent == articles and path.is_file() and saved["stage"] == "written"
+    meta = yaml.safe_load(path.read_text(encoding="utf-8").split("---\n", 2)[1])
+    assert (articles / meta["prompt"]).is_file() and meta["made"]["generated"] >= 8
+    assert not list((researched / ".nonseq" / "unsaved").glob("*.md"))
 
 
 @pytest.mark.slow

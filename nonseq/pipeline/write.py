@@ -141,18 +141,29 @@ def compose_article(ws: Workspace, topic: Topic, pack: ContextPack, progress: Pr
                     force: bool = False) -> tuple[Article, dict[str, int]]:
     """Plan, restate, verify and repair each sentence, check grounding and quality, write it."""
     from nonseq.llm import build_llm
-    from nonseq.writing.articles import write_article
+    from nonseq.writing.articles import restore_kept, write_article
     from nonseq.writing.writer import write_planned
 
+    kept_dir = ws.data_dir / "unsaved"
+    kept = restore_kept(kept_dir, ws.articles_dir, topic.slug)
+    if kept is not None:  # the last run wrote it but could not save it: saved now, not written again
+        emit(progress, Step.GENERATE, Kind.START, f"saved the article the last run kept: {kept.path}")
+        return kept, {}
     llm = build_llm(ws.settings.llm)
     emit(progress, Step.GENERATE, Kind.START, f"writing planned sentences with {llm.name}")
     written = write_planned(ws, pack, llm, progress=progress)
-    persona = topic.persona or ""
-    article = write_article(
-        ws.articles_dir, slug=topic.slug, title=topic.title, body=written.body,
-        sources=written.plan.sources, grounding=written.grounding, category=topic.category,
-        persona=persona, schema=written.plan.schema, model=llm.name,
-        prompt=written.prompt_file(llm.name), force=force, quality=written.quality, made=written.made)
+    fields: dict[str, Any] = dict(
+        slug=topic.slug, title=topic.title, body=written.body, sources=written.plan.sources,
+        grounding=written.grounding, category=topic.category, persona=topic.persona or "",
+        schema=written.plan.schema, model=llm.name, prompt=written.prompt_file(llm.name),
+        quality=written.quality, made=written.made)
+    try:
+        article = write_article(ws.articles_dir, force=force, **fields)
+    except OSError as exc:  # the folder broke during generation: keep the text so a retry does not regenerate
+        saved = write_article(kept_dir, force=True, **fields)
+        raise NonseqError(f"cannot save the article in {ws.articles_dir} ({exc.strerror or exc}); it is kept at "
+                          f"{saved.path}: fix the folder and run `nonseq write {topic.id}` again to save it "
+                          "without writing it again") from None
     stats = {"units": len(written.records), "sources": len(written.plan.sources),
              "source_sentences": len(written.plan.sentences), "left_out": len(written.plan.rejected),
              **written.made}
@@ -180,9 +191,12 @@ def write_topic(ws: Workspace, ref: int | str, *, decide: Decider | None = None,
     """
     import time
 
+    from nonseq.writing.articles import check_writable
+
     started = time.perf_counter()
     say = progress or silent
     topic = queue.get_topic(ws.db, ref)
+    check_writable(ws.articles_dir)  # before any research, gate or generation
     result = WriteResult(topic=topic)
     again = topic.stage is Stage.WRITTEN
     if again and not force:

@@ -132,6 +132,38 @@ def prompt_path(article: Path) -> Path:
     return article.with_name(article.name.removesuffix(".md") + PROMPT_SUFFIX)
 
 
+def check_writable(folder: Path) -> None:
+    """Refuse a folder articles cannot be saved in, before any generation (one line)."""
+    if folder.exists() and not folder.is_dir():
+        raise UsageError(f"[paths] articles_dir {folder} is not a folder; fix it and run again (nothing was generated)")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        _temp_write(folder, "").unlink()
+    except OSError as exc:
+        raise UsageError(f"[paths] articles_dir {folder} is not writable ({exc.strerror or exc}); "
+                         "fix it and run again (nothing was generated)") from None
+
+
+def restore_kept(kept_dir: Path, articles_dir: Path, slug: str) -> Article | None:
+    """Save an article kept by a run that could not save it (see `write_article`); None if there is none."""
+    kept = Path(kept_dir) / f"{slug}.md"
+    if not kept.is_file():
+        return None
+    text = kept.read_text(encoding="utf-8")
+    meta, _ = read_article(kept)
+    path = _claim(Path(articles_dir), slug, text)
+    prompt = prompt_path(kept)
+    if prompt.is_file():
+        atomic_write(prompt_path(path), prompt.read_text(encoding="utf-8"))
+        atomic_write(path, text.replace(f"prompt: {meta.get('prompt')}\n", f"prompt: {prompt_path(path).name}\n", 1))
+        prompt.unlink()
+    kept.unlink()
+    known = {f.name for f in dataclasses.fields(Article)} - {"path", "slug", "title", "status", "reasons"}
+    return Article(path=str(path), slug=slug, title=str(meta.get("title", slug)),
+                   status=ArticleStatus(meta.get("status", "written")), reasons=list(meta.get("draft_reasons", [])),
+                   **{k: meta[k] for k in known if k in meta})
+
+
 def write_article(
     articles_dir: Path,
     *,
