@@ -18,6 +18,7 @@ from nonseq.models import Outcome
 from nonseq.research.domains import DomainRegistry
 from nonseq.research.fetch import Fetcher
 from nonseq.research.ssrf import Guard, GuardRefusal, address_problem, parse_ip
+from nonseq.text.urls import strip_credentials
 from tests.web import HOSTS, LocalWeb
 
 pytestmark = pytest.mark.usefixtures("loopback_only")
@@ -93,8 +94,8 @@ def run(urls: list[str], settings: FetchSettings, registry: DomainRegistry,
     """Fetch with a recording network backend; return the sources (in input order) and backend."""
     backend = RecordingBackend()
     pages = Fetcher(settings, registry, resolver, network_backend=backend).fetch_all(urls)
-    by_url = {p.source.url: p.source for p in pages}
-    return [by_url[url] for url in urls], backend
+    by_url = {p.source.url: p.source for p in pages}  # a source's URL never keeps a user:password@
+    return [by_url[strip_credentials(url)] for url in urls], backend
 
 
 @pytest.mark.parametrize("url", FORBIDDEN)

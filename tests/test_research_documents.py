@@ -27,7 +27,7 @@ pytestmark = [pytest.mark.slow]
 TOPIC = "fonts-conf fontconfig font configuration"
 PDF = "fontconfig-user.pdf"
 SETTINGS = ("[research]\nmin_text_chars = 100\ndocument_seconds = 10\ndocument_memory_mb = 256\n"
-            "\n[llm]\nmax_tokens = 120\ntemperature = 0.0\nseed = 11\n\n[writing]\nsection_tokens = 96\n"
+            "\n[llm]\nmax_tokens = 120\ntemperature = 0.0\nseed = 11\n\n[writing]\nmax_units = 6\n"
             "\n[retrieval]\nfinal_top = 8\n\n[knowledge]\nuse_llm = false\n"
             '\n[paths]\nschemas_dir = "schemas"\n')
 
@@ -66,7 +66,7 @@ def test_a_folder_of_documents_gates_writes_and_cites_the_pdf_by_page(cli: Any, 
     assert from_pdf and all(c["pages"] and c["local"] for c in from_pdf)
     assert all(1 <= n <= 15 for c in from_pdf for n in c["pages"])
     shown = cli("inspect", "1").stdout
-    assert re.search(r"\[\d+\] fonts-conf, pp?\. [\d, –]+ — \S*fontconfig-user\.pdf \(local file\)", shown)
+    assert re.search(r"\[\d+\] fonts-conf, pp?\. [\d, –]+ — /\S*fontconfig-user\.pdf", shown), shown
 
     result = json.loads(cli("write", "1", "--no-input", "--json").stdout)
     assert result["outcome"] == "written" and result["verdict"]["status"] == "OK"
