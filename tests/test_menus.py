@@ -202,6 +202,13 @@ def test_ctrl_c_stops_research_and_the_topic_resumes(term: Any, web_env: Path,
     assert fetched == [page.url]
 
 
+def _inspected(screen: str) -> bool:
+    """The inspect output ended (the pause is the last line) and shows the pack or the write plan."""
+    lines = [line for line in screen.splitlines() if line.strip()]
+    shown = any(mark in screen for mark in ("timings:", "Write plan", "Left out", "not chosen"))
+    return bool(lines) and "press any key to go on" in lines[-1] and shown and "researched #1" not in screen
+
+
 def test_menus_take_a_topic_from_the_queue_to_an_article(term: Any, web_env: Path, cli: Any) -> None:
     config = web_env / "config.toml"
     config.write_text(config.read_text().replace("max_pages = 8", "max_pages = 4")
@@ -224,7 +231,7 @@ def test_menus_take_a_topic_from_the_queue_to_an_article(term: Any, web_env: Pat
     t.press("enter")
     # Inspect, then gate.
     t.press("i")
-    t.wait("timings:", timeout=120)  # the last line of the context pack
+    t.wait_for(lambda: _inspected(t.screen()), "the pack and the write plan, then the pause", timeout=120)
     t.press("enter")
     t.press("g")
     t.wait("gate: OK", timeout=120)
