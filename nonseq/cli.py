@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 import sys
 from typing import Annotated, Any
 
@@ -41,14 +40,14 @@ class NonseqGroup(TyperGroup):
             err_console.print("[yellow]interrupted[/yellow]: progress so far is saved; "
                               "run the same command again to resume")
             raise typer.Exit(130) from None
-        except (OSError, sqlite3.DatabaseError) as exc:
+        except Exception as exc:  # a full disk or a damaged database: one line (anything else is re-raised)
             self._fault(ctx, exc)
         finally:
             if isinstance(ctx.obj, _common.State):
                 ctx.obj.close()
 
     @staticmethod
-    def _fault(ctx: Any, exc: OSError | sqlite3.DatabaseError) -> None:
+    def _fault(ctx: Any, exc: Exception) -> None:
         """A full disk, a damaged database or a read-only file: one line and exit 1 (re-raised otherwise)."""
         state = ctx.obj if isinstance(ctx.obj, _common.State) else None
         fault = machine_fault(exc, state.data_dir if state else "")
