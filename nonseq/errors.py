@@ -53,6 +53,12 @@ class StoreError(NonseqError):
     """The vector store is damaged, or it and the database are not the same workspace's."""
 
 
+def damaged_database(what: str, detail: str) -> StoreError:
+    """The one-line error for an SQLite file that fails to read or its integrity check."""
+    return StoreError(f"{what} is damaged ({detail}); restore it from a backup, or recover what is readable "
+                      "with `sqlite3 nonseq.db .recover`")
+
+
 def machine_fault(exc: BaseException, data_dir: object = "") -> NonseqError | None:
     """The one-line error for a fault of the machine (damaged database, full disk, read-only file), else None."""
     import errno
@@ -66,8 +72,7 @@ def machine_fault(exc: BaseException, data_dir: object = "") -> NonseqError | No
                                "file-size limit or a failing device); free some space and run the command again "
                                "(what was saved is kept)")
         if "malformed" in text or "not a database" in text or "corrupt" in text:
-            return StoreError(f"the workspace database{where} is damaged ({text}); restore it from a backup, or "
-                              "recover what is readable with `sqlite3 nonseq.db .recover`; `nonseq doctor` checks it")
+            return damaged_database(f"the workspace database{where}", f"{text}; `nonseq doctor` checks it")
         return None
     if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
         name = f": {exc.filename}" if exc.filename else ""

@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from nonseq.errors import NonseqError, StoreError
+from nonseq.errors import NonseqError, StoreError, damaged_database
 from nonseq.index.store import VectorStore
 from nonseq.workspace import Workspace
 
@@ -43,8 +43,7 @@ def check_db(ws: Workspace) -> str:
     """SQLite opens, is migrated and passes its quick integrity check."""
     problems = [row[0] for row in ws.db.execute("PRAGMA quick_check(3)")]
     if problems != ["ok"]:
-        raise StoreError(f"{ws.db_path} is damaged ({'; '.join(problems)}); restore it from a backup, "
-                         "or recover what is readable with `sqlite3 nonseq.db .recover`")
+        raise damaged_database(str(ws.db_path), "; ".join(problems))
     count = ws.db.execute("SELECT COUNT(*) FROM topics").fetchone()[0]
     return f"{ws.db_path} ({count} topic(s))"
 
