@@ -72,8 +72,8 @@ def test_unknown_env_section_is_an_error() -> None:
     assert env_overrides({"NONSEQ_CONFIG": "x", "OTHER": "y"}) == {}
 
 
-def test_rendered_config_parses_back_to_the_defaults(isolated: Path) -> None:
-    path = isolated / "config.toml"
+def test_rendered_config_parses_back_to_the_defaults(no_env: Path) -> None:
+    path = no_env / "config.toml"
     path.write_text(render_toml())
     loaded = load_settings(path)
     assert loaded.model_dump() == Settings().model_dump()

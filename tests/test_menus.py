@@ -213,7 +213,7 @@ def test_menus_take_a_topic_from_the_queue_to_an_article(term: Any, web_env: Pat
     config = web_env / "config.toml"
     config.write_text(config.read_text().replace("max_pages = 8", "max_pages = 4")
                       + "\n[llm]\nmax_tokens = 120\ntemperature = 0.0\nseed = 11\ntimeout = 900\nthreads = 1\n"
-                      "\n[writing]\nmax_units = 6\n"
+                      "\n[writing]\nmax_units = 3\nmin_sentences = 3\n"
                       "\n[retrieval]\nfinal_top = 8\n"
                       # The menu calls extract_facts like `nonseq knowledge extract`; its LLM path is
                       # tested in test_knowledge.py, here extractive facts keep the run short.

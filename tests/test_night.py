@@ -37,7 +37,7 @@ def _append(folder: Path, text: str) -> None:
 def night_env(web_env: Path) -> Path:
     """The local-web workspace with short greedy generations and no automatic Uber Research."""
     _append(web_env, "\n[gate]\nuber_passes = 0\n\n[llm]\nmax_tokens = 120\ntemperature = 0.0\nseed = 11\nthreads = 1\n"
-            "\n[writing]\nmax_units = 6\n")
+            "\n[writing]\nmax_units = 3\nmin_sentences = 3\n")
     return web_env
 
 

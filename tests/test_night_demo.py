@@ -23,10 +23,11 @@ pytestmark = [pytest.mark.slow]
 
 @pytest.fixture
 def no_uber(web_env: Path) -> Path:
-    """The local-web workspace without automatic Uber Research and with short articles (6 planned units)."""
+    """The local-web workspace without automatic Uber Research, with short articles (3 planned units) and
+    extractive facts after writing (the night and Ctrl-C are under test; the LLM's facts in test_knowledge.py)."""
     config = web_env / "config.toml"
-    config.write_text(config.read_text() + "\n[gate]\nuber_passes = 0\n\n[llm]\nmax_tokens = 200\n"
-                      "\n[writing]\nmax_units = 6\n")
+    config.write_text(config.read_text() + "\n[gate]\nuber_passes = 0\n\n[llm]\nmax_tokens = 200\nthreads = 1\n"
+                      "\n[writing]\nmax_units = 3\nmin_sentences = 3\n\n[knowledge]\nuse_llm = false\n")
     return web_env
 
 
@@ -85,23 +86,31 @@ def test_night_run_writes_what_it_can_and_records_the_rest(cli: Any, no_uber: Pa
     assert again["topics"] == 0
 
 
-def test_demo_runs_offline_and_ends_with_the_article_path(cli: Any, isolated: Path) -> None:
-    result = cli("demo", "--dir", str(isolated / "demo"), "--quiet")
-    last = result.stdout.strip().splitlines()[-1]
+def _demo_article(cli: Any, folder: Path) -> tuple[dict[str, Any], str]:
+    """Run `nonseq demo` in a folder: (the article's front matter, its body)."""
+    last = cli("demo", "--dir", str(folder), "--quiet").stdout.strip().splitlines()[-1]
     assert last.startswith("article: ")
     article = Path(last.removeprefix("article: "))
-    assert article.is_file() and article.parent == isolated / "demo" / "articles"
-    text = article.read_text(encoding="utf-8")
-    meta = yaml.safe_load(text.split("---\n", 2)[1])
+    assert article.is_file() and article.parent == folder / "articles"
+    _, front, body = article.read_text(encoding="utf-8").split("---\n", 2)
+    return yaml.safe_load(front), body
+
+
+def test_demo_runs_offline_ends_written_and_gives_the_same_article_twice(cli: Any, isolated: Path) -> None:
+    meta, body = _demo_article(cli, isolated / "demo")
     assert meta["model"] == "llamacpp:SmolLM2-135M-Instruct" and meta["category"] == "space"
     for figure in ("citations", "resolved", "added", "removed", "unsupported", "sentences"):
         assert isinstance(meta[figure], int)
     assert meta["sources_provided"] >= 2  # the relevant pages reached the plan
     assert meta["status"] == "written" and meta["sentences"] >= 8, meta  # issue 20: the demo ends written
     assert set(meta["made"]) == {"generated", "repaired", "quoted", "dropped"}
-    assert "## Sources" in text
-    prompt = (article.parent / meta["prompt"]).read_text(encoding="utf-8")
+    assert "## Sources" in body
+    prompt = (isolated / "demo" / "articles" / meta["prompt"]).read_text(encoding="utf-8")
     assert "europa" in prompt.lower() and "## Write plan" in prompt
+    # issue 20: greedy decoding, so a second run (a new workspace) writes the same article on this machine
+    again, body_again = _demo_article(cli, isolated / "demo-again")
+    assert body_again == body
+    assert {k: v for k, v in again.items() if k != "date"} == {k: v for k, v in meta.items() if k != "date"}
 
 
 def test_ctrl_c_while_writing_leaves_a_resumable_topic(no_uber: Path) -> None:

@@ -27,7 +27,7 @@ pytestmark = [pytest.mark.slow]
 TOPIC = "fonts-conf fontconfig font configuration"
 PDF = "fontconfig-user.pdf"
 SETTINGS = ("[research]\nmin_text_chars = 100\ndocument_seconds = 10\ndocument_memory_mb = 256\n"
-            "\n[llm]\nmax_tokens = 120\ntemperature = 0.0\nseed = 11\n\n[writing]\nmax_units = 6\n"
+            "\n[llm]\nmax_tokens = 120\ntemperature = 0.0\nseed = 11\n\n[writing]\nmax_units = 3\nmin_sentences = 3\n"
             "\n[retrieval]\nfinal_top = 8\n\n[knowledge]\nuse_llm = false\n"
             '\n[paths]\nschemas_dir = "schemas"\n')
 

@@ -75,8 +75,8 @@ def test_bad_environment_variable_is_named_not_the_config_file(
 
 
 def test_config_show_marks_values_from_the_environment(
-        cli: Any, isolated: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    (isolated / "config.toml").write_text("[gate]\nmin_chunks = 7\n", encoding="utf-8")
+        cli: Any, no_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (no_env / "config.toml").write_text("[gate]\nmin_chunks = 7\n", encoding="utf-8")
     monkeypatch.setenv("NONSEQ_FETCH__TIMEOUT", "9")
     shown = cli("config", "show").stdout
     assert "timeout = 9.0  # from $NONSEQ_FETCH__TIMEOUT" in shown

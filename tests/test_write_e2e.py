@@ -24,11 +24,11 @@ FRONT_MATTER = ("title", "slug", "category", "persona", "schema", "date", "model
 
 @pytest.fixture
 def env(web_env: Path) -> Path:
-    """The local-web workspace; articles of 6 planned units (the stages are under test here, the
+    """The local-web workspace; articles of 4 planned units (the stages are under test here, the
     writing itself in test_writer and bench/writing.py: 14 units take minutes on 2 cores)."""
     config = web_env / "config.toml"
     config.write_text(config.read_text() + "\n[llm]\nmax_tokens = 300\ntemperature = 0.2\nseed = 11\n"
-                      "\n[retrieval]\nfinal_top = 8\n\n[writing]\nmax_units = 6\n")
+                      "\n[retrieval]\nfinal_top = 8\n\n[writing]\nmax_units = 4\nmin_sentences = 3\n")
     return web_env
 
 

@@ -293,15 +293,3 @@ def test_an_unusable_articles_folder_costs_no_generation_and_a_broken_one_keeps_
     meta = yaml.safe_load(path.read_text(encoding="utf-8").split("---\n", 2)[1])
     assert (articles / meta["prompt"]).is_file() and meta["made"]["generated"] >= 8
     assert not list((researched / ".nonseq" / "unsaved").glob("*.md"))
-
-
-@pytest.mark.slow
-def test_same_article_on_two_runs(embed: Any) -> None:
-    """Greedy decoding with the default model: the same sentences twice (on one machine)."""
-    from nonseq.config import Settings
-    from nonseq.llm import build_llm
-
-    plan = build_plan(make_pack(EUROPA[:1]), schema(), embed, PlanSettings(max_units=2))
-    llm = build_llm(Settings().llm)
-    runs = [assemble(plan, Composer(llm, Verifier(OverlapSupport(), 0.5)).run(plan), True) for _ in range(2)]
-    assert runs[0] == runs[1]
