@@ -6,7 +6,8 @@ leaves the machine. A case prints `held` or `failed` with what it saw; the exit 
 failed cases. Cases (issues #24 and #26):
 
 gzip-bomb, second-process, oversized-file, kill-9-research, ssrf, ssrf-redirect, bad-config,
-timeout-inf, escape-codes, credentials, titles, fragment-page, prompt-injection, ctrl-c,
+timeout-inf, escape-codes, credentials, titles, fragment-page, prompt-injection, ctrl-c (research),
+ctrl-c-writing, ctrl-c-extract, ctrl-c-night (each: SIGINT while a model call is in flight),
 garbled-db, full-disk, overflow-ids, export-device, articles-unwritable.
 
     python bench/attack.py [--case NAME]... [--quick] [--json]
@@ -383,6 +384,120 @@ def ctrl_c(box: Box) -> Outcome:
                    {"seconds_to_stop": round(seconds, 2)})
 
 
+@contextmanager
+def slow_llm() -> Iterator[dict]:
+    """An OpenAI-compatible server whose completions never come (until it shuts down). Yields {"url", "calls"}."""
+    state: dict[str, Any] = {"calls": 0}
+    closing = threading.Event()
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        """GET /v1/models lists one model; POST /v1/chat/completions waits."""
+
+        def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+            """The model list."""
+            body = json.dumps({"object": "list", "data": [{"id": "slow", "object": "model"}]}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+            """Count the call and hold it open."""
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            state["calls"] += 1
+            closing.wait(120)
+            with contextlib.suppress(ConnectionError):
+                self.send_response(503)
+                self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            """Stay quiet."""
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    state["url"] = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    try:
+        yield state
+    finally:
+        closing.set()
+        server.shutdown()
+        server.server_close()
+
+
+def interrupt(box: Box, args: tuple[str, ...], ready: Callable[[], bool]) -> tuple[float, int, str]:
+    """Start `nonseq ARGS`, SIGINT once ready() (work in flight), then (seconds to exit, exit code, last line)."""
+    proc = box.start(*args)
+    deadline = time.monotonic() + 300
+    while not ready() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(0.5)
+    started = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    try:
+        _, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        _, err = proc.communicate()
+    seconds = time.monotonic() - started
+    return seconds, int(proc.returncode), (err.strip().splitlines() or [""])[-1][:100]
+
+
+def researched(box: Box, llm_url: str, stage: str = "") -> None:
+    """Topic #1 researched from one served article, the LLM at llm_url (and its stage set, when given)."""
+    (box.folder / "config.toml").write_text(LOOPBACK + f'[llm]\nbackend = "openai"\nurl = "{llm_url}"\n'
+                                            'model = "slow"\ntimeout = 120\nretries = 0\n[gate]\nuber_passes = 0\n')
+    box.topic()
+    with serve(page(article())) as web:
+        box.run("research", "1", "--url", web["url"] + "/a.html")
+    if stage:
+        with sqlite3.connect(box.db()) as db:
+            db.execute("UPDATE topics SET stage = ? WHERE id = 1", (stage,))
+
+
+def stopped(seconds: float, code: int, line: str, stage: str, stages: tuple[str, ...]) -> Outcome:
+    """Held when the run stopped within 2 s with exit 130 and left the topic in a resumable stage."""
+    return Outcome(seconds < 2 and code == 130 and stage in stages,
+                   f"stopped {seconds:.1f} s after SIGINT (exit {code}), stage {stage}: {line}", seconds,
+                   {"seconds_to_stop": round(seconds, 2)})
+
+
+def ctrl_c_writing(box: Box) -> Outcome:
+    """SIGINT while the model is generating: `write` stops within 2 s, no article, the topic can be written."""
+    with slow_llm() as llm:
+        researched(box, llm["url"], stage="gated")
+        seconds, code, line = interrupt(box, ("write", "1", "--no-input"), lambda: llm["calls"] > 0)
+    stage = json.loads(box.run("queue", "show", "1", "--json").stdout)["topic"]["stage"]
+    articles = list((box.folder / "articles").glob("*.md")) if (box.folder / "articles").is_dir() else []
+    outcome = stopped(seconds, code, line, stage, ("gated", "writing"))
+    outcome.held = outcome.held and not articles
+    return outcome
+
+
+def ctrl_c_extract(box: Box) -> Outcome:
+    """SIGINT while the model distils facts: `knowledge extract` stops within 2 s, no page marked done."""
+    with slow_llm() as llm:
+        researched(box, llm["url"])
+        seconds, code, line = interrupt(box, ("knowledge", "extract", "1"), lambda: llm["calls"] > 0)
+    stage = json.loads(box.run("queue", "show", "1", "--json").stdout)["topic"]["stage"]
+    with sqlite3.connect(box.db()) as db:
+        done = db.execute("SELECT COUNT(*) FROM fact_extractions").fetchone()[0]
+    outcome = stopped(seconds, code, line, stage, ("researched",))
+    outcome.held = outcome.held and done == 0
+    outcome.detail += f"; pages marked extracted: {done}"
+    return outcome
+
+
+def ctrl_c_night(box: Box) -> Outcome:
+    """SIGINT in a night run while the model writes: stops within 2 s, the topic is picked up next night."""
+    with slow_llm() as llm:
+        researched(box, llm["url"], stage="gated")
+        seconds, code, line = interrupt(box, ("night",), lambda: llm["calls"] > 0)
+    stage = json.loads(box.run("queue", "show", "1", "--json").stdout)["topic"]["stage"]
+    return stopped(seconds, code, line, stage, ("gated", "writing"))
+
+
 def garbled_db(box: Box) -> Outcome:
     """A garbled database page: queue show/add, research and gate answer one line, no traceback."""
     box.topic()
@@ -454,6 +569,7 @@ CASES: dict[str, Callable[[Box], Outcome]] = {
     "kill-9-research": kill9_research, "ssrf": ssrf, "ssrf-redirect": ssrf_redirect, "bad-config": bad_config,
     "timeout-inf": timeout_inf, "escape-codes": escape_codes, "credentials": credentials, "titles": titles,
     "fragment-page": fragment_page, "prompt-injection": prompt_injection, "ctrl-c": ctrl_c,
+    "ctrl-c-writing": ctrl_c_writing, "ctrl-c-extract": ctrl_c_extract, "ctrl-c-night": ctrl_c_night,
     "garbled-db": garbled_db, "full-disk": full_disk, "overflow-ids": overflow_ids, "export-device": export_device,
     "articles-unwritable": articles_unwritable,
 }
