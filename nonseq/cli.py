@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import sys
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import typer
 from typer.core import TyperGroup
@@ -11,6 +12,9 @@ from typer.core import TyperGroup
 from nonseq import __version__
 from nonseq.commands import _common
 from nonseq.errors import NonseqError, machine_fault
+
+#: The exit code after Ctrl-C (128 + SIGINT, as shells report it).
+EXIT_INTERRUPTED = 130
 
 
 class NonseqGroup(TyperGroup):
@@ -39,7 +43,7 @@ class NonseqGroup(TyperGroup):
 
             err_console.print("[yellow]interrupted[/yellow]: progress so far is saved; "
                               "run the same command again to resume")
-            raise typer.Exit(130) from None
+            raise typer.Exit(EXIT_INTERRUPTED) from None
         except Exception as exc:  # a full disk or a damaged database: one line (anything else is re-raised)
             self._fault(ctx, exc)
         finally:
@@ -144,5 +148,17 @@ def main() -> None:
     """Entry point of the `nonseq` script."""
     try:
         app()
+    except SystemExit as done:
+        if done.code == EXIT_INTERRUPTED:
+            _exit_at_once()
+        raise
     except KeyboardInterrupt:  # pragma: no cover - interrupted before a command started
-        sys.exit(130)
+        sys.exit(EXIT_INTERRUPTED)
+
+
+def _exit_at_once() -> NoReturn:
+    """Exit 130 without tearing the loaded models down: after Ctrl-C the command has already saved
+    its work and closed the workspace, and the teardown would hold the prompt back 1-2 s more."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(EXIT_INTERRUPTED)

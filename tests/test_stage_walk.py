@@ -9,9 +9,14 @@ covered by test_write_e2e and test_writer).
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
+import os
 import re
+import signal
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -86,9 +91,39 @@ def _stages(cli: Any, topic: str) -> list[str]:
     return [h["to"] for h in history if h["from"] != h["to"]]
 
 
+class _HeldWriter(_Writer):
+    """The same server, but chat calls wait until the test lets them go (a model still writing)."""
+
+    def do_POST(self) -> None:  # noqa: N802
+        server: Any = self.server
+        server.entered.set()
+        server.released.wait(120)
+        with contextlib.suppress(ConnectionError):  # the interrupted client has gone
+            super().do_POST()
+
+
+@pytest.fixture
+def held_writer() -> Iterator[Any]:
+    """A _HeldWriter on 127.0.0.1 (its url, and the events `entered` and `released`)."""
+    server: Any = ThreadingHTTPServer(("127.0.0.1", 0), _HeldWriter)
+    server.daemon_threads = True
+    server.entered, server.released = threading.Event(), threading.Event()
+    server.url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield server
+    server.released.set()
+    server.shutdown()
+    server.server_close()
+
+
 @pytest.fixture
 def env(isolated: Path, writer_url: str) -> Path:
     """A workspace without Uber passes (no search here), writing through the local server."""
+    return write_env(isolated, writer_url)
+
+
+def write_env(isolated: Path, writer_url: str) -> Path:
+    """The config of `env` for an OpenAI-compatible server at writer_url, and a pages folder."""
     text = (f'[gate]\nuber_passes = 0\n\n[llm]\nbackend = "openai"\nurl = "{writer_url}"\n'
             "\n[retrieval]\nfinal_top = 4\nevergreen_top = 0\npersona_top = 2\n")
     writing = {"max_units": "4", "min_sentences": "0", "min_supported_share": "0.0", "echo_words": "50"}
@@ -154,3 +189,27 @@ def test_insufficient_topic_is_reopened_and_written_then_written_again(cli: Any,
         "queued", "researching", "researched", "gated", "thin", "insufficient_research",
         "researched", "researching", "researched", "gated", "writing", "written",
         "writing", "written"]
+
+
+def test_ctrl_c_while_the_model_writes_exits_130_and_the_rerun_writes(cli: Any, isolated: Path,
+                                                                     held_writer: Any) -> None:
+    env = write_env(isolated, held_writer.url)
+    pages = [_page(env / "pages", v) for v in PLAGUE.values()]
+    cli("queue", "add", "Bubonic plague cases in China", "-c", "health")
+    cli("research", "1", *[arg for page in pages for arg in ("--file", page)], "--json")
+    proc = subprocess.Popen([sys.executable, "-m", "nonseq", "write", "1", "--no-input"], cwd=env,
+                            env=dict(os.environ), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert held_writer.entered.wait(180), "the write never reached the model"
+        proc.send_signal(signal.SIGINT)  # while the model call is in flight
+        _, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    held_writer.released.set()
+    lines = [line for line in err.strip().splitlines() if not line.startswith("warning:")]
+    assert proc.returncode == 130 and "Traceback" not in err, err
+    assert lines[-1].startswith("interrupted: progress so far is saved"), err
+    assert not list((env / "articles").glob("*.md")) if (env / "articles").is_dir() else True
+    assert _stages(cli, "1")[-1] == "writing"
+    written = json.loads(cli("write", "1", "--no-input", "--json").stdout)  # the rerun finishes the job
+    assert written["outcome"] == "written" and Path(written["article"]["path"]).is_file()
