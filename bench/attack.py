@@ -364,24 +364,10 @@ def ctrl_c(box: Box) -> Outcome:
 
     box.topic()
     with serve(slow) as web:
-        proc = box.start("research", "1", "--url", web["url"] + "/slow.html")
-        deadline = time.monotonic() + 120
-        while web["hits"] == 0 and time.monotonic() < deadline:
-            time.sleep(0.1)
-        time.sleep(0.5)
-        started = time.monotonic()
-        proc.send_signal(signal.SIGINT)
-        try:
-            _, err = proc.communicate(timeout=60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            _, err = proc.communicate()
-        seconds = time.monotonic() - started
+        seconds, code, line = interrupt(box, ("research", "1", "--url", web["url"] + "/slow.html"),
+                                        lambda: web["hits"] > 0)
     stage = json.loads(box.run("queue", "show", "1", "--json").stdout)["topic"]["stage"]
-    resumable = stage in ("queued", "researching", "researched", "failed")
-    return Outcome(seconds < 2 and resumable, f"stopped {seconds:.1f} s after SIGINT (exit {proc.returncode}), "
-                   f"stage {stage}: {err.strip().splitlines()[-1][:100] if err.strip() else ''}", seconds,
-                   {"seconds_to_stop": round(seconds, 2)})
+    return stopped(seconds, code, line, stage, ("queued", "researching", "researched", "failed"))
 
 
 @contextmanager
