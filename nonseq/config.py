@@ -278,6 +278,10 @@ class WritingSettings(Section):
     max_units: int = Field(14, ge=1, le=100, description="Most planned units in an article")
     topic_floor: float = Field(
         0.35, ge=0, le=1, description="Topic relevance below which a source sentence enters no section")
+    min_units: int = Field(
+        10, ge=0, le=100, description="A plan with fewer usable units lets in sentences under the topic floor")
+    short_floor: float = Field(
+        0.27, ge=0, le=1, description="Lowest topic relevance such a short plan lets in (docs/writing.md)")
     near_duplicate: float = Field(0.85, gt=0, le=1, description="Cosine at which two source sentences say the same")
     max_unit_words: int = Field(45, ge=5, le=200, description="Longer source sentences (or pairs) are not planned")
     use_pool: bool = Field(

@@ -154,6 +154,26 @@ def test_plan_never_takes_a_heading_label_or_off_topic_fact(embed: Any) -> None:
     assert [s.n for s in plan.sources] == list(range(1, len(plan.sources) + 1))
 
 
+def test_a_short_plan_lets_in_the_best_sentences_under_the_floor_but_never_an_off_topic_one(
+        embed: Any) -> None:
+    """Fewer usable units than min_units: the best sentences under the topic floor fill the plan,
+    best first and only as many as needed, down to short_floor and never below it."""
+    strict = PlanSettings(topic_floor=0.95, min_units=0)  # everything is under this floor
+    assert build_plan(make_pack(EUROPA), schema(), embed, strict).units == []
+    short = PlanSettings(topic_floor=0.95, min_units=2, short_floor=0.3)
+    plan = build_plan(make_pack(EUROPA), schema(), embed, short)
+    said = [s for u in plan.units for s in u.sentences]
+    assert len(plan.units) == 2 and plan.below_floor == len(said), plan.to_markdown()
+    left = [s for s in plan.sentences if s.reason.startswith("below the topic floor")]
+    assert min(s.topic for s in said) >= max(s.topic for s in left)  # the best ones were let in
+    assert "short plan: 2 sentences under the topic floor" in plan.to_markdown()
+    everything = build_plan(make_pack(EUROPA), schema(), embed,
+                            PlanSettings(topic_floor=0.95, min_units=50, short_floor=0.3))
+    persona = next(s for s in everything.sentences if "Persona" in s.text)
+    assert persona.topic < 0.3 and persona.reason.startswith("below the topic floor")
+    assert all(s.topic >= 0.3 for u in everything.units for s in u.sentences)
+
+
 def test_invented_number_is_repaired_or_quoted_never_kept(embed: Any) -> None:
     """A restatement with a number the source lacks is retried, then quoted; never in the article."""
     plan = build_plan(make_pack(EUROPA[:1]), schema(), embed, PlanSettings())

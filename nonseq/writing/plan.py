@@ -49,6 +49,8 @@ class PlanSettings:
     units_per_section: int = 3      # most units a section takes
     max_units: int = 14             # most units in the article
     topic_floor: float = 0.35       # topic relevance below which a fact enters no section
+    min_units: int = 10             # a plan with fewer usable units lowers the floor ...
+    short_floor: float = 0.27       # ... at most to this (99th pct of other-category sentences, tune)
     near_duplicate: float = 0.85    # cosine at which two sentences say the same
     max_unit_words: int = 45        # longer sentences (or pairs) are not planned
     pair_words: int = 14            # two adjacent sentences both shorter than this form one unit
@@ -65,7 +67,8 @@ class PlanSettings:
 def plan_settings(cfg: WritingSettings) -> PlanSettings:
     """The plan's knobs from [writing] (the MMR weights stay at their defaults)."""
     return PlanSettings(units_per_section=cfg.units_per_section, max_units=cfg.max_units,
-                        topic_floor=cfg.topic_floor, near_duplicate=cfg.near_duplicate,
+                        topic_floor=cfg.topic_floor, min_units=cfg.min_units,
+                        short_floor=cfg.short_floor, near_duplicate=cfg.near_duplicate,
                         max_unit_words=cfg.max_unit_words, use_pool=cfg.use_pool,
                         pool_extra=cfg.pool_extra)
 
@@ -138,6 +141,7 @@ class WritePlan:
     chunks: list[Candidate]
     sentences: list[SourceSentence]
     settings: PlanSettings
+    below_floor: int = 0    # sentences under the topic floor let in to reach min_units
 
     @property
     def units(self) -> list[Unit]:
@@ -170,13 +174,16 @@ class WritePlan:
                 "sections": [{"name": s.name, "units": [u.to_dict() for u in s.units]}
                              for s in self.sections],
                 "rejected": [s.to_dict() for s in self.rejected], "reasons": self.reasons(),
-                "settings": vars(self.settings)}
+                "settings": vars(self.settings), "below_floor": self.below_floor}
 
     def to_markdown(self) -> str:
         """The plan for the prompt file and `inspect`."""
         lines = [f"## Write plan: {self.title}", "", f"- schema: {self.schema}",
-                 f"- units: {len(self.units)} from {len(self.sentences)} source sentences", "",
-                 "### Sources", ""]
+                 f"- units: {len(self.units)} from {len(self.sentences)} source sentences"]
+        if self.below_floor:
+            lines.append(f"- short plan: {self.below_floor} sentences under the topic floor let in "
+                         f"(down to {self.settings.short_floor:.2f}) to reach {self.settings.min_units} units")
+        lines += ["", "### Sources", ""]
         lines += [f"[{s.n}] {s.label} — {s.location}" for s in self.sources] or ["(none)"]
         for i, sec in enumerate(self.sections, 1):
             lines += ["", f"### Section {i}: {sec.name}", ""]
@@ -256,6 +263,23 @@ def relevance(sents: list[SourceSentence], vecs: np.ndarray, wvecs: np.ndarray, 
         kept.append(i)
 
 
+def admit_below_floor(sents: list[SourceSentence], vecs: np.ndarray, cfg: PlanSettings) -> int:
+    """A short plan takes the best sentences under the topic floor, down to `short_floor` and never a
+    near-duplicate of a usable one, until it has `min_units` units; returns how many it took."""
+    below = sorted((i for i, s in enumerate(sents) if s.reason.startswith("below the topic floor")
+                    and s.topic >= cfg.short_floor), key=lambda i: -sents[i].topic)
+    taken = 0
+    for i in below:
+        if len(make_units(sents, cfg)) >= cfg.min_units:
+            break
+        usable = [j for j, s in enumerate(sents) if not s.reason]
+        if usable and float(np.max(vecs[usable] @ vecs[i])) >= cfg.near_duplicate:
+            continue
+        sents[i].reason = ""
+        taken += 1
+    return taken
+
+
 def make_units(sents: list[SourceSentence], cfg: PlanSettings) -> list[Unit]:
     """Usable sentences as units: a leaning or short sentence joins its usable predecessor."""
     units: list[Unit] = []
@@ -321,6 +345,7 @@ def build_plan(pack: ContextPack, schema: Schema, embed: Embed,
     chunks = candidate_chunks(pack, cfg)
     sents = source_sentences(chunks, cfg, second_person=schema.name == "how-to")
     sections = [PlannedSection(s.name, s.guidance) for s in schema.sections]
+    below_floor = 0
     if sents:
         queries = [" ".join(f"{topic.title}. {topic.focus}".split())]
         queries += [f"{topic.title}. {s.name}: {s.guidance}" for s in schema.sections]
@@ -328,6 +353,7 @@ def build_plan(pack: ContextPack, schema: Schema, embed: Embed,
         vecs = _unit_norm(np.asarray(embed([s.text for s in sents]), dtype=np.float32))
         wvecs = _unit_norm(np.asarray(embed(windows(sents)), dtype=np.float32))
         relevance(sents, vecs, wvecs, qv[0], cfg)
+        below_floor = admit_below_floor(sents, vecs, cfg)
         units = make_units(sents, cfg)
         if units:
             index = {s.id: i for i, s in enumerate(sents)}
@@ -342,4 +368,5 @@ def build_plan(pack: ContextPack, schema: Schema, embed: Embed,
             for s in sents:
                 if not s.reason and s.id not in planned:
                     s.reason = "not chosen: the sections were full"
-    return WritePlan(topic.title, schema.name, sections, number(sections, chunks), chunks, sents, cfg)
+    return WritePlan(topic.title, schema.name, sections, number(sections, chunks), chunks, sents, cfg,
+                     below_floor)
