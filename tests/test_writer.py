@@ -167,6 +167,9 @@ def test_a_short_plan_lets_in_the_best_sentences_under_the_floor_but_never_an_of
     left = [s for s in plan.sentences if s.reason.startswith("below the topic floor")]
     assert min(s.topic for s in said) >= max(s.topic for s in left)  # the best ones were let in
     assert "short plan: 2 sentences under the topic floor" in plan.to_markdown()
+    one = build_plan(make_pack(EUROPA), schema(), embed,
+                     PlanSettings(topic_floor=0.95, min_units=10, max_units=1, short_floor=0.3))
+    assert len(one.units) == 1 and one.below_floor == len(one.units[0].sentences)  # no more than fits
     everything = build_plan(make_pack(EUROPA), schema(), embed,
                             PlanSettings(topic_floor=0.95, min_units=50, short_floor=0.3))
     persona = next(s for s in everything.sentences if "Persona" in s.text)

@@ -182,7 +182,7 @@ class WritePlan:
                  f"- units: {len(self.units)} from {len(self.sentences)} source sentences"]
         if self.below_floor:
             lines.append(f"- short plan: {self.below_floor} sentences under the topic floor let in "
-                         f"(down to {self.settings.short_floor:.2f}) to reach {self.settings.min_units} units")
+                         f"(down to {self.settings.short_floor:.2f}) to fill it")
         lines += ["", "### Sources", ""]
         lines += [f"[{s.n}] {s.label} — {s.location}" for s in self.sources] or ["(none)"]
         for i, sec in enumerate(self.sections, 1):
@@ -263,14 +263,15 @@ def relevance(sents: list[SourceSentence], vecs: np.ndarray, wvecs: np.ndarray, 
         kept.append(i)
 
 
-def admit_below_floor(sents: list[SourceSentence], vecs: np.ndarray, cfg: PlanSettings) -> int:
+def admit_below_floor(sents: list[SourceSentence], vecs: np.ndarray, cfg: PlanSettings,
+                      want: int) -> int:
     """A short plan takes the best sentences under the topic floor, down to `short_floor` and never a
-    near-duplicate of a usable one, until it has `min_units` units; returns how many it took."""
+    near-duplicate of a usable one, until it has `want` units; returns how many it took."""
     below = sorted((i for i, s in enumerate(sents) if s.reason.startswith("below the topic floor")
                     and s.topic >= cfg.short_floor), key=lambda i: -sents[i].topic)
     taken = 0
     for i in below:
-        if len(make_units(sents, cfg)) >= cfg.min_units:
+        if len(make_units(sents, cfg)) >= want:
             break
         usable = [j for j, s in enumerate(sents) if not s.reason]
         if usable and float(np.max(vecs[usable] @ vecs[i])) >= cfg.near_duplicate:
@@ -353,7 +354,8 @@ def build_plan(pack: ContextPack, schema: Schema, embed: Embed,
         vecs = _unit_norm(np.asarray(embed([s.text for s in sents]), dtype=np.float32))
         wvecs = _unit_norm(np.asarray(embed(windows(sents)), dtype=np.float32))
         relevance(sents, vecs, wvecs, qv[0], cfg)
-        below_floor = admit_below_floor(sents, vecs, cfg)
+        want = min(cfg.min_units, cfg.max_units, len(sections) * cfg.units_per_section)
+        below_floor = admit_below_floor(sents, vecs, cfg, want)
         units = make_units(sents, cfg)
         if units:
             index = {s.id: i for i, s in enumerate(sents)}
