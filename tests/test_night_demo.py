@@ -12,7 +12,6 @@ import yaml
 from nonseq import queue
 from nonseq.config import load_settings
 from nonseq.errors import NotFoundError, StageError
-from nonseq.events import Event, Kind
 from nonseq.models import Stage, ThinChoice
 from nonseq.pipeline.write import write_topic
 from nonseq.workspace import Workspace
@@ -111,25 +110,3 @@ def test_demo_runs_offline_ends_written_and_gives_the_same_article_twice(cli: An
     again, body_again = _demo_article(cli, isolated / "demo-again")
     assert body_again == body
     assert {k: v for k, v in again.items() if k != "date"} == {k: v for k, v in meta.items() if k != "date"}
-
-
-def test_ctrl_c_while_writing_leaves_a_resumable_topic(no_uber: Path) -> None:
-    with Workspace(load_settings()) as ws:
-        topic = queue.add_topic(ws.db, "Google Stadia game streaming launch", "software", ws.categories)
-
-        def interrupt(event: Event) -> None:
-            if event.kind is Kind.TEXT:
-                raise KeyboardInterrupt
-
-        with pytest.raises(KeyboardInterrupt):
-            write_topic(ws, topic.id, progress=interrupt)
-        assert queue.get_topic(ws.db, topic.id).stage is Stage.WRITING
-        assert not list(ws.articles_dir.glob("*.md"))
-        chunks = ws.store.count("research_software", {"topic_slug": topic.slug})
-        result = write_topic(ws, topic.id)
-        # the resumed write finishes: an article, or a draft when the tiny model writes poorly
-        assert result.outcome in ("written", "draft") and Path(result.article.path).is_file()
-        assert queue.get_topic(ws.db, topic.id).stage == result.outcome
-        assert ws.store.count("research_software", {"topic_slug": topic.slug}) == chunks
-        moves = [m["to"] for m in queue.history(ws.db, topic.id) if m["from"] != m["to"]]
-        assert moves.count("researching") == 1 and moves[-2:] == ["writing", result.outcome]

@@ -211,5 +211,9 @@ def test_ctrl_c_while_the_model_writes_exits_130_and_the_rerun_writes(cli: Any, 
     assert lines[-1].startswith("interrupted: progress so far is saved"), err
     assert not list((env / "articles").glob("*.md")) if (env / "articles").is_dir() else True
     assert _stages(cli, "1")[-1] == "writing"
+    chunks = len(json.loads(cli("inspect", "1", "--json").stdout)["research"])
     written = json.loads(cli("write", "1", "--no-input", "--json").stdout)  # the rerun finishes the job
     assert written["outcome"] == "written" and Path(written["article"]["path"]).is_file()
+    stages = _stages(cli, "1")
+    assert stages.count("researching") == 1 and stages[-2:] == ["writing", "written"], stages  # no re-research
+    assert len(json.loads(cli("inspect", "1", "--json").stdout)["research"]) == chunks
