@@ -19,11 +19,6 @@ FIXTURES = Path(__file__).parent / "fixtures"
 ONE_THREAD = {"NONSEQ_EMBEDDING__THREADS": "1", "NONSEQ_RERANK__THREADS": "1", "NONSEQ_LLM__THREADS": "1"}
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Slow tests first (in their order), so that under `-n 2` the long ones do not all wait for the end."""
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
-
-
 @pytest.fixture(autouse=True)
 def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Run in a fresh folder with no NONSEQ_* variables but one thread per model, and no model hub."""
