@@ -107,6 +107,21 @@ def peak_mb(done: subprocess.CompletedProcess) -> int:
 
 
 @contextmanager
+def running(handler: type[http.server.BaseHTTPRequestHandler], host: str,
+            on_close: Callable[[], None] = lambda: None) -> Iterator[str]:
+    """A threaded HTTP server with `handler` on a free port of `host`; yields its base URL."""
+    server = http.server.ThreadingHTTPServer((host, 0), handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://{host}:{server.server_address[1]}"
+    finally:
+        on_close()
+        server.shutdown()
+        server.server_close()
+
+
+@contextmanager
 def serve(route: Callable[[Any], tuple[int, bytes, dict[str, str]]], host: str = "127.0.0.1") -> Iterator[dict]:
     """A threaded HTTP server; route(handler) -> (status, body, headers). Yields {"url", "hits"}."""
     state: dict[str, Any] = {"hits": 0}
@@ -129,14 +144,9 @@ def serve(route: Callable[[Any], tuple[int, bytes, dict[str, str]]], host: str =
         def log_message(self, *args: Any) -> None:
             """Stay quiet."""
 
-    server = http.server.ThreadingHTTPServer((host, 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    state["url"] = f"http://{host}:{server.server_address[1]}"
-    try:
+    with running(Handler, host) as url:
+        state["url"] = url
         yield state
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def article(n: int = 30, extra: str = "") -> bytes:
@@ -400,16 +410,9 @@ def slow_llm() -> Iterator[dict]:
         def log_message(self, *args: Any) -> None:
             """Stay quiet."""
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    state["url"] = f"http://127.0.0.1:{server.server_address[1]}/v1"
-    try:
+    with running(Handler, "127.0.0.1", on_close=closing.set) as url:
+        state["url"] = f"{url}/v1"
         yield state
-    finally:
-        closing.set()
-        server.shutdown()
-        server.server_close()
 
 
 def interrupt(box: Box, args: tuple[str, ...], ready: Callable[[], bool]) -> tuple[float, int, str]:

@@ -46,6 +46,7 @@ def relevances(topics: list[dict[str, Any]]) -> dict[str, np.ndarray]:
     """Relevance of own, same-category and other-category sentences, over every tune topic."""
     from nonseq.config import EmbeddingSettings
     from nonseq.index.embed import build_embedder, normalize_rows
+    from nonseq.writing.plan import topic_relevance
 
     embed = build_embedder(EmbeddingSettings()).embed
     pages: dict[str, tuple[str, np.ndarray, np.ndarray]] = {}
@@ -60,7 +61,7 @@ def relevances(topics: list[dict[str, Any]]) -> dict[str, np.ndarray]:
         q = normalize_rows(np.asarray(embed([" ".join(f"{t['title']}. {t['focus']}".split())])))[0]
         for pid, (cat, sv, wv) in pages.items():
             kind = "own" if pid in t["pages"] else "same_category" if cat == t["category"] else "other_category"
-            out[kind] += list(0.5 * (sv @ q + wv @ q))
+            out[kind] += list(topic_relevance(sv, wv, q))
     return {k: np.asarray(v) for k, v in out.items()}
 
 

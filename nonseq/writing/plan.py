@@ -236,14 +236,20 @@ def windows(sents: list[SourceSentence]) -> list[str]:
     return out
 
 
+def topic_relevance(vecs: np.ndarray, wvecs: np.ndarray, topic_vec: np.ndarray) -> np.ndarray:
+    """Relevance to the topic: the mean cosine of each sentence and of its window with the topic."""
+    return np.asarray(0.5 * (vecs @ topic_vec + wvecs @ topic_vec))
+
+
 def relevance(sents: list[SourceSentence], vecs: np.ndarray, wvecs: np.ndarray, topic_vec: np.ndarray,
               cfg: PlanSettings) -> None:
     """Topic relevance of each sentence (mean of its own and its window's cosine with the topic);
     duplicates, near-duplicates and sentences below the topic floor are marked."""
     keys: dict[tuple[str, ...], str] = {}
     kept: list[int] = []
+    rel = topic_relevance(vecs, wvecs, topic_vec)
     for i, s in enumerate(sents):
-        s.topic = float(0.5 * (vecs[i] @ topic_vec + wvecs[i] @ topic_vec))
+        s.topic = float(rel[i])
         if s.reason:
             continue
         key = tuple(tokens(s.text))
