@@ -57,7 +57,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--data", type=Path, action="append", help="WiCE or SciFact jsonl (repeatable)")
     p.add_argument("--corpus", type=Path, help="SciFact abstracts, for the SciFact claims format")
     p.add_argument("--limit", type=int, default=0, help="Only the first N claims of each file")
-    p.add_argument("--threads", type=int, default=1, help="onnxruntime threads of the check")
+    p.add_argument("--threads", type=int, default=0,
+                   help="onnxruntime threads of the check (default 0 = all cores, as `[embedding] threads` ships)")
     p.add_argument("--json", action="store_true", help="Print one JSON object")
     return p.parse_args(argv)
 

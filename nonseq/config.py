@@ -103,7 +103,8 @@ class EmbeddingSettings(Section):
         description="Texts per embedding batch; fastembed's peak memory grows with it (15 MB a text) "
         "and its speed does not",
     )
-    threads: int = Field(0, ge=0, le=256, description="ONNX threads; 0 = all cores")
+    threads: int = Field(
+        0, ge=0, le=256, description="ONNX threads of the embedder and of the support check; 0 = all cores")
 
 
 class SparseSettings(Section):

@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from nonseq.config import load_settings
 from nonseq.verify.support import SupportChecker, checker_for, claim_parts, names, source_units
+from nonseq.workspace import Workspace
 
 REPO = Path(__file__).resolve().parent.parent
 WICE = REPO.parent / "shared" / "data" / "wice" / "dev.jsonl"
@@ -88,6 +90,21 @@ def test_checker_for_a_workspace_is_cached(ws) -> None:  # noqa: ANN001
     c = checker_for(ws)
     assert checker_for(ws) is c and c.dense
     assert c.check("Heat pump sales fell by 21 percent in 2024.", SOURCE).supported
+
+
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_checker_for_a_workspace_runs_on_the_embedding_threads(threads: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`[embedding] threads` reaches the check's encoder (the writer's check on two cores), whose idle threads sleep."""
+    monkeypatch.setenv("NONSEQ_EMBEDDING__THREADS", threads)
+    ws = Workspace(load_settings())
+    try:
+        c = checker_for(ws)
+        assert c.check("Heat pump sales fell by 21 percent in 2024.", SOURCE).supported
+        opts = c.encoder.sess.get_session_options()
+        assert opts.intra_op_num_threads == int(threads)
+        assert opts.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+    finally:
+        ws.close()
 
 
 @pytest.mark.skipif(not WICE.is_file(), reason="WiCE dev data not present")

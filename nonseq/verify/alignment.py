@@ -31,12 +31,14 @@ DIM = 384
 
 
 def session(path: Path, threads: int) -> Any:  # onnxruntime.InferenceSession
-    """An onnxruntime CPU session with a fixed thread count."""
+    """An onnxruntime CPU session with a fixed thread count (0 = all cores) whose idle threads sleep."""
     import onnxruntime as ort
 
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = threads
     opts.inter_op_num_threads = 1
+    # spinning threads would steal the cores from the LLM and the other tests between two checks
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
     return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
 
 
