@@ -289,7 +289,8 @@ class WritingSettings(Section):
         True, description="Also plan from chunks left out only by the per-URL cap or the final top N")
     pool_extra: int = Field(12, ge=0, le=100, description="Most such pool chunks")
     min_support: float = Field(
-        0.5, ge=0, le=1, description="Support score a written sentence needs against its planned sources")
+        0.7, ge=0, le=1, description="Support score a sentence in the model's words needs against its planned "
+        "sources (a quotation needs none; docs/writing.md)")
     unit_tokens: int = Field(60, ge=8, le=1024, description="Most new tokens for one sentence")
     pair_tokens: int = Field(80, ge=8, le=1024, description="Most new tokens for two sentences joined")
     temperature: float = Field(

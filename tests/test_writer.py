@@ -21,6 +21,7 @@ import pytest
 import yaml
 from llm_servers import ScriptedChat
 
+from nonseq.config import WritingSettings
 from nonseq.text.prose import reject_reason
 from nonseq.text.sentences import sentences, split, split_sentences
 from nonseq.text.words import tokens
@@ -203,6 +204,37 @@ def test_good_restatement_is_generated_and_cited_by_the_plan(embed: Any) -> None
     body = assemble(plan, records, headings=True)
     assert "Keck Observatory in Hawaii [1]." in body and "[7]" not in body
     assert body.count("\n# ") == 0 and body.startswith("# ")
+
+
+class FixedSupport:
+    """A support check that gives every pair the same score."""
+
+    def __init__(self, score: float) -> None:
+        self.score = score
+
+    def scores(self, pairs: Sequence[tuple[str, Sequence[str]]]) -> list[float]:
+        """The fixed score, once per pair."""
+        return [self.score] * len(pairs)
+
+
+def test_a_weakly_supported_restatement_is_quoted_and_a_quotation_needs_no_score(embed: Any) -> None:
+    """Under the default min_support the model's words are retried, then quoted; a quotation or copy is not gated."""
+    plan = build_plan(make_pack(EUROPA[:1]), schema(), embed, PlanSettings())
+    script = {"Keck": ["Scientists detected water vapour above Europa with the W. M. Keck Observatory in Hawaii.",
+                       "Scientists at the Keck Observatory in Hawaii found water vapour above Europa."]}
+    weak = Composer(ScriptedLLM(script), Verifier(FixedSupport(0.6), WritingSettings().min_support)).run(plan)
+    rec = next(r for r in weak if "Keck" in r.unit.text)
+    assert rec.made == "quoted" and [a.kind for a in rec.attempts] == ["free", "literal", "quote"]
+    assert rec.attempts[0].verdict.reasons == ["support 0.60 < 0.70"]
+    assert rec.attempts[-1].verdict.ok and rec.attempts[-1].verdict.support == 0.6
+    echoed = [r for r in weak if r is not rec]  # the script echoes the other units: word for word their source
+    assert echoed and all(r.made == "generated" and r.attempts[0].verdict.support == 0.6 for r in echoed)
+    speech = '"We found the next best thing: water in vapor form," Paganini added.'
+    verifier = Verifier(FixedSupport(0.6), WritingSettings().min_support)
+    assert verifier.check(quotation(speech, 40), [speech], quoted=True).ok  # not word for word, still a quotation
+    assert not verifier.check(quotation(speech, 40), [speech]).ok
+    lenient = Composer(ScriptedLLM(script), Verifier(FixedSupport(0.6), 0.5)).run(plan)
+    assert next(r for r in lenient if "Keck" in r.unit.text).made == "generated"
 
 
 def test_junk_reply_is_never_kept(embed: Any) -> None:

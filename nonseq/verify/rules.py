@@ -120,7 +120,7 @@ def _key(text: str) -> tuple[str, ...]:
 class Verifier:
     """Checks sentences against their planned source sentences."""
 
-    def __init__(self, support: SupportCheck, min_support: float = 0.5, min_share: float = 0.3) -> None:
+    def __init__(self, support: SupportCheck, min_support: float = 0.7, min_share: float = 0.3) -> None:
         self.support = support
         self.min_support = min_support
         self.min_share = min_share  # least share of the shortest source sentence's words kept
@@ -147,13 +147,18 @@ class Verifier:
             reasons.append("repeats an earlier sentence")
         return reasons, missing
 
-    def check(self, sentence: str, sources: Sequence[str]) -> Verdict:
-        """The verdict on one sentence (the support check runs only when the hard rules pass)."""
+    def check(self, sentence: str, sources: Sequence[str], quoted: bool = False) -> Verdict:
+        """The verdict on one sentence (the support check runs only when the hard rules pass).
+
+        A quotation of a source sentence, or a sentence that is word for word a source sentence (or the
+        pair), is scored but needs no support score: it is the source's words.
+        """
         reasons, missing = self.rules(sentence, sources)
         if reasons:
             return Verdict(False, 0.0, reasons, missing)
         score = self.support.scores([(sentence, list(sources))])[0]
-        if score < self.min_support:
+        copied = _key(sentence) in {_key(" ".join(sources)), *map(_key, sources)}
+        if score < self.min_support and not (quoted or copied):
             return Verdict(False, score, [f"support {score:.2f} < {self.min_support:.2f}"], missing)
         return Verdict(True, score)
 

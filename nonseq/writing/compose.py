@@ -45,7 +45,6 @@ class ComposeSettings:
     temperature: float = 0.0        # greedy: the same article on every run
     unit_tokens: int = 60           # most new tokens for one sentence
     pair_tokens: int = 80           # ... for two sentences joined
-    min_support: float = 0.5        # the support score a sentence needs
     max_quote_words: int = 40       # longer quotations are cut at a clause boundary
     retry: bool = True              # one retry with less freedom before quoting
     quote: bool = True              # quote the source sentence when the retry fails too
@@ -54,8 +53,7 @@ class ComposeSettings:
 def compose_settings(cfg: WritingSettings) -> ComposeSettings:
     """The loop's knobs from [writing]."""
     return ComposeSettings(temperature=cfg.temperature, unit_tokens=cfg.unit_tokens,
-                           pair_tokens=cfg.pair_tokens, min_support=cfg.min_support,
-                           retry=cfg.retry, quote=cfg.quote)
+                           pair_tokens=cfg.pair_tokens, retry=cfg.retry, quote=cfg.quote)
 
 
 @dataclass
@@ -183,7 +181,10 @@ class Composer:
 
     def _try(self, kind: str, sources: list[str], text: str, rec: SentenceRecord) -> bool:
         """Verify one candidate sentence; record the attempt; accept it when it passes."""
-        verdict = self.verifier.check(text, sources) if text else Verdict(False, reasons=["empty reply"])
+        if not text:
+            verdict = Verdict(False, reasons=["empty reply"])
+        else:
+            verdict = self.verifier.check(text, sources, quoted=kind == "quote")
         rec.attempts.append(Attempt(kind, text, verdict))
         if verdict.ok:
             self.verifier.accept(text)
