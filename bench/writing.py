@@ -13,6 +13,9 @@ model's own words (generated or repaired, less than 90% the same word sequence a
 and seconds (wall and CPU of the writing step; research apart).
 
     python bench/writing.py [--split tune|test|all] [--topics a,b] [--json] [--out DIR] [--llm echo]
+
+Settings are the defaults; NONSEQ_<SECTION>__<KEY> variables change them (NONSEQ_WRITING__MIN_SUPPORT=0.5
+writes with the old cut); no config file is read.
 """
 
 from __future__ import annotations
@@ -120,13 +123,19 @@ class EchoLLM:
 
 def run_topic(spec: dict[str, Any], args: argparse.Namespace, root: Path) -> dict[str, Any]:
     """One topic in its own temporary workspace."""
-    from nonseq.config import Settings
+    from pydantic import ValidationError
+
+    from nonseq.config import Settings, env_overrides
     from nonseq.llm import build_llm
     from nonseq.pipeline.gate import evaluate
     from nonseq.workspace import Workspace
     from nonseq.writing.writer import write_planned
 
-    settings = Settings()
+    try:  # the defaults, with NONSEQ_<SECTION>__<KEY> variables applied (no config file is read)
+        settings = Settings.model_validate(env_overrides())
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise SystemExit(f"error: NONSEQ_{'__'.join(map(str, first['loc'][:2])).upper()}: {first['msg']}") from None
     settings.base_dir = root / spec["key"]
     settings.gate.uber_passes = 0
     settings.fetch.allow_hosts = ["127.0.0.0/8"]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -63,3 +65,23 @@ def test_bad_input_is_one_line(tmp_path: Path) -> None:
         writing_audit.main(["label", str(run), "--labels", str(tmp_path / "l.json"), "--distorted", "2"])
     with pytest.raises(SystemExit, match="numbers separated by commas"):
         writing_audit.main(["label", str(run), "--labels", str(tmp_path / "l.json"), "--distorted", "x"])
+
+
+AEB = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "web" / "scrapinghub-aeb"
+
+
+@pytest.mark.skipif(not AEB.is_dir(), reason="the real news pages of ../shared/data are not present")
+def test_writing_bench_takes_nonseq_variables(tmp_path: Path) -> None:
+    """bench/writing.py applies NONSEQ_* variables to its defaults and refuses a bad one in one line."""
+    bench = Path(__file__).resolve().parent.parent / "bench" / "writing.py"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NONSEQ_")}
+    args = [sys.executable, str(bench), "--topics", "assange", "--llm", "echo", "--json", "--out", str(tmp_path)]
+    small = subprocess.run(args, env=env | {"NONSEQ_WRITING__MAX_UNITS": "2"}, capture_output=True, text=True,
+                           timeout=600)
+    assert small.returncode == 0, small.stderr
+    row = json.loads(small.stdout)["topics"][0]
+    assert row["units"] == 2 and row["sentences"] <= 4
+    bad = subprocess.run(args, env=env | {"NONSEQ_WRITING__MIN_SUPPORT": "2"}, capture_output=True, text=True,
+                         timeout=600)
+    assert bad.returncode == 1 and "Traceback" not in bad.stderr
+    assert bad.stderr.strip().splitlines()[-1].startswith("error: NONSEQ_WRITING__MIN_SUPPORT:")
