@@ -430,16 +430,18 @@ def hostile_route(web: LocalWeb, handler: _Handler, path: str, query: dict[str, 
         handler.send(404, b"<html><title>404</title></html>")
 
 
-def _common_port(ips: list[str]) -> int:
+def _common_port(ips: list[str], avoid: frozenset[int] = frozenset()) -> int:
     """A port free on every one of the addresses: PREFERRED_PORT when it is, so that page URLs
     (which reach the LLM's prompt) and so greedy generations are the same from run to run."""
     for attempt in range(51):
-        if attempt == 0:
+        if attempt == 0 and PREFERRED_PORT not in avoid:
             port = PREFERRED_PORT
         else:
             with socket.socket() as probe:
                 probe.bind((ips[0], 0))
                 port = int(probe.getsockname()[1])
+            if port in avoid:
+                continue
         free = True
         for ip in ips:
             with socket.socket() as other:
@@ -458,10 +460,24 @@ def local_web() -> Iterator[LocalWeb]:
     """The local web: `.base` (host → base URL), `.pages` (id, url, title, text, topic),
     `.resolve` (stub resolver), `.hostile(path)`, `.stats` (per-host requests, max in flight),
     `.total` (the same over all hosts), `.fetch_settings(**changes)`."""
-    web = LocalWeb(_common_port(list(HOSTS.values())))
-    web.start()
+    web = started_local_web(list(HOSTS.values()))
     yield web
     web.stop()
+
+
+def started_local_web(ips: list[str]) -> LocalWeb:
+    """The local web, started on a port free on every address. Another process (the other xdist
+    worker) may take the port between the check and the bind: then it starts on the next one."""
+    taken: set[int] = set()
+    for _ in range(20):
+        web = LocalWeb(_common_port(ips, frozenset(taken)))
+        try:
+            web.start()
+            return web
+        except OSError:
+            web.stop()
+            taken.add(web.port)
+    raise RuntimeError("the local web found no port free on every loopback address")
 
 
 # --- the search API and SearXNG -----------------------------------------------------------------
