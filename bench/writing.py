@@ -123,19 +123,17 @@ class EchoLLM:
 
 def run_topic(spec: dict[str, Any], args: argparse.Namespace, root: Path) -> dict[str, Any]:
     """One topic in its own temporary workspace."""
-    from pydantic import ValidationError
-
-    from nonseq.config import Settings, env_overrides
+    from nonseq.config import settings_from
+    from nonseq.errors import ConfigError
     from nonseq.llm import build_llm
     from nonseq.pipeline.gate import evaluate
     from nonseq.workspace import Workspace
     from nonseq.writing.writer import write_planned
 
     try:  # the defaults, with NONSEQ_<SECTION>__<KEY> variables applied (no config file is read)
-        settings = Settings.model_validate(env_overrides())
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        raise SystemExit(f"error: NONSEQ_{'__'.join(map(str, first['loc'][:2])).upper()}: {first['msg']}") from None
+        settings = settings_from({}, "bench defaults")
+    except ConfigError as exc:
+        raise SystemExit(f"error: {exc}") from None
     settings.base_dir = root / spec["key"]
     settings.gate.uber_passes = 0
     settings.fetch.allow_hosts = ["127.0.0.0/8"]

@@ -494,17 +494,21 @@ def load_settings(
             raise ConfigError(f"{path}: not valid TOML: {exc}") from None
         except UsageError as exc:
             raise ConfigError(str(exc)) from None
-    origin = str(path) if path else "settings"
+    settings = settings_from(data, str(path) if path else "settings", environ)
+    settings.base_dir = path.parent if path else Path.cwd()
+    settings.source = path
+    return settings
+
+
+def settings_from(data: dict[str, Any], origin: str, environ: dict[str, str] | None = None) -> Settings:
+    """Validate settings data with the NONSEQ_* variables applied (a ConfigError names the bad key)."""
     from_env = env_names(environ)
     try:
-        data = _merge(data, env_overrides(environ))
-        settings = Settings.model_validate(data)
+        settings = Settings.model_validate(_merge(data, env_overrides(environ)))
     except ValidationError as exc:
         loc = exc.errors()[0]["loc"]
         variable = from_env.get(".".join(str(part) for part in loc[:2]))
         raise ConfigError(_format_error(exc, variable or origin)) from None
-    settings.base_dir = path.parent if path else Path.cwd()
-    settings.source = path
     settings.from_env = from_env
     return settings
 
