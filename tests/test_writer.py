@@ -237,6 +237,32 @@ def test_a_weakly_supported_restatement_is_quoted_and_a_quotation_needs_no_score
     assert next(r for r in lenient if "Keck" in r.unit.text).made == "generated"
 
 
+def test_a_restatement_that_drops_a_hedge_is_retried_and_one_that_keeps_it_stays(embed: Any) -> None:
+    """A source's "may" lost in the model's words fails the rules; the literal retry that keeps it is used."""
+    text = ("Scientists using the W. M. Keck Observatory in Hawaii detected water vapour above Europa.\n"
+            "The plumes may reach 200 kilometres above the icy surface of Europa, the team said.")
+    plan = build_plan(make_pack([text]), schema(), embed, PlanSettings())
+    script = {"200 kilometres": ["The plumes reach 200 kilometres above the icy surface of Europa.",
+                                 "The plumes may reach 200 kilometres above the icy surface of Europa."]}
+    records = Composer(ScriptedLLM(script), Verifier(OverlapSupport(), 0.5)).run(plan)
+    rec = next(r for r in records if "200" in r.unit.text)
+    assert rec.made == "repaired" and "may reach" in rec.text
+    assert rec.attempts[0].verdict.reasons == ["hedge lost: may"]
+
+    verifier = Verifier(OverlapSupport(), 0.5)
+    hedged = "NASA's Europa Clipper will study the moon on 45 flybys and perhaps find signs of life in its ocean."
+    assert verifier.check("NASA's Europa Clipper will study the moon and its ocean on 45 flybys.", [hedged]).ok
+    lost = verifier.check("On 45 flybys NASA's Europa Clipper will find signs of life in the ocean.", [hedged])
+    assert lost.reasons == ["hedge lost: perhaps"]
+    assert verifier.check("On 45 flybys NASA's Europa Clipper may find signs of life in the ocean.", [hedged]).ok
+    month = "In May, the team saw 2,300 tons of water vapour above Europa."
+    assert verifier.check("The team saw 2,300 tons of water vapour above Europa.", [month]).ok
+    first, second = "The team saw water vapour above Europa.", "The vapour could come from water under Europa's ice."
+    assert verifier.check("The team saw water vapour above Europa's ice.", [first, second]).reasons == [
+        "hedge lost: could"]
+    assert verifier.check(quotation(first, 40), [first, second], quoted=True).ok  # the first one's words
+
+
 def test_junk_reply_is_never_kept(embed: Any) -> None:
     """A reply that echoes the instruction or is empty ends as a quotation of the source."""
     plan = build_plan(make_pack(EUROPA[:1]), schema(), embed, PlanSettings())

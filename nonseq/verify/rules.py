@@ -3,9 +3,11 @@
 The support check sits behind `SupportCheck` (one method, `scores(pairs)` in [0,1]);
 `support_for(ws)` is the workspace's `verify.support` checker behind it. The hard rules
 need no model: every number (with its magnitude word: million, percent...), date and name in the
-sentence must appear in the sources; a negation must not appear or vanish; the sentence must be a
-statement of its own (no echo of the instruction, no first person the sources do not use, no
-repeat of a sentence already in the article, not a stub keeping under `min_share` of its source).
+sentence must appear in the sources; a negation must not appear or vanish; a sentence in the
+model's words that restates what a source hedges ("reportedly", "could", "likely", "if"...) must
+keep a hedge; the sentence must be a statement of its own (no echo of the instruction, no first
+person the sources do not use, no repeat of a sentence already in the article, not a stub keeping
+under `min_share` of its source).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import TYPE_CHECKING, Any, Protocol
 
 from nonseq.text.prose import MIN_WORDS, unquoted
@@ -40,6 +43,14 @@ _NEGATION = re.compile(r"\b(?:not|never|no|none|nobody|nothing|neither|nor|witho
 _ECHO = re.compile(r"\b(?:rewrite|rewritten|paraphrase|sentence|sentences|source|sources|"
                    r"shorten|shorter|simpler words|reworded|simplified|summary of|here is|here's|"
                    r"sure[,!])\b", re.I)
+#: Words that hedge, attribute or condition what follows them. A restatement that says what follows
+#: without any of them claims more than its source ("WeWork is reportedly being investigated").
+_HEDGE = re.compile(
+    r"\b(?:(?i:might|could|would|possibly|perhaps|maybe|probably|(?:un)?likely|apparently|reportedly|"
+    r"alleged(?:ly)?|accused|seemingly|supposedly|presumably|potential(?:ly)?|suggest(?:s|ed|ing)?|"
+    r"(?:appear|seem)(?:s|ed)?\s+to|(?:expected|believed|thought|said|supposed)\s+to|sort\s+of|kind\s+of|"
+    r"estimated|if|unless)|may)\b")  # "may" in lower case only: "May" is the month
+HEDGE_SCOPE = 6  # content words after a hedge that it governs
 _FIRST = re.compile(r"\b(?:I|[Mm]e|[Mm]y|[Ww]e|us|[Oo]ur|[Yy]ou|[Yy]our)\b")
 
 
@@ -112,6 +123,34 @@ class Verdict:
                 "missing": self.missing}
 
 
+@cache
+def _content_words() -> Any:
+    """The BM25 tokenizer (stemmed, stopwords removed) that compares a sentence with a hedge's scope."""
+    from nonseq.config import SparseSettings
+    from nonseq.index.sparse import SparseEncoder
+
+    return SparseEncoder(SparseSettings()).tokenize
+
+
+def lost_hedges(sentence: str, sources: Sequence[str]) -> list[str]:
+    """The source hedges whose scope the sentence restates without hedging it (none if it hedges at all).
+
+    A hedge's scope is the next `HEDGE_SCOPE` content words of its sentence; the sentence restates it
+    when it shares two of them (or the only one).
+    """
+    if _HEDGE.search(sentence):
+        return []
+    tokenize = _content_words()
+    said = set(tokenize(sentence))
+    lost = []
+    for source in sources:
+        for m in _HEDGE.finditer(source):
+            scope = tokenize(source[m.end():])[:HEDGE_SCOPE]
+            if scope and len(said.intersection(scope)) >= min(2, len(scope)):
+                lost.append(m.group().lower())
+    return list(dict.fromkeys(lost))
+
+
 def _key(text: str) -> tuple[str, ...]:
     """A sentence's words (to spot repeats)."""
     return tuple(words(text))
@@ -126,8 +165,11 @@ class Verifier:
         self.min_share = min_share  # least share of the shortest source sentence's words kept
         self.seen: set[tuple[str, ...]] = set()
 
-    def rules(self, sentence: str, sources: Sequence[str]) -> tuple[list[str], list[str]]:
-        """The hard-rule failures of one sentence, and what it holds that the sources lack."""
+    def rules(self, sentence: str, sources: Sequence[str], own: bool = True) -> tuple[list[str], list[str]]:
+        """The hard-rule failures of one sentence, and what it holds that the sources lack.
+
+        `own`: the sentence is in the model's words (not a quotation or copy), so it must keep hedges.
+        """
         reasons = []
         missing = absent(sentence, sources)
         if missing:
@@ -135,6 +177,9 @@ class Verifier:
         src = " ".join(sources)
         if bool(_NEGATION.search(sentence)) != bool(_NEGATION.search(src)):
             reasons.append("negation added or lost")
+        hedges = lost_hedges(sentence, sources) if own else []
+        if hedges:
+            reasons.append("hedge lost: " + ", ".join(hedges))
         if len(words(sentence)) < MIN_WORDS:
             reasons.append("too short")
         if _ECHO.search(sentence) and not _ECHO.search(src):
@@ -153,11 +198,11 @@ class Verifier:
         A quotation of a source sentence, or a sentence that is word for word a source sentence (or the
         pair), is scored but needs no support score: it is the source's words.
         """
-        reasons, missing = self.rules(sentence, sources)
+        copied = _key(sentence) in {_key(" ".join(sources)), *map(_key, sources)}
+        reasons, missing = self.rules(sentence, sources, own=not (quoted or copied))
         if reasons:
             return Verdict(False, 0.0, reasons, missing)
         score = self.support.scores([(sentence, list(sources))])[0]
-        copied = _key(sentence) in {_key(" ".join(sources)), *map(_key, sources)}
         if score < self.min_support and not (quoted or copied):
             return Verdict(False, score, [f"support {score:.2f} < {self.min_support:.2f}"], missing)
         return Verdict(True, score)
