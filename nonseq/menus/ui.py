@@ -11,12 +11,15 @@ import contextlib
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from rich.markup import escape
 
 from nonseq.errors import NonseqError, machine_fault
 from nonseq.ui.console import console
+
+if TYPE_CHECKING:
+    from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 T = TypeVar("T")
 
@@ -73,8 +76,8 @@ def choose(title: str, options: Options, *, hint: str = "press a key (or ↑↓ 
     index = [0]
     kb = _escape_bindings()
 
-    def render() -> list[tuple[str, str]]:
-        lines = [*(header() if header else []), ("bold", f"{title}\n")]
+    def render() -> StyleAndTextTuples:
+        lines: StyleAndTextTuples = [*(header() if header else []), ("bold", f"{title}\n")]
         for i, (key, label) in enumerate(options):
             mark = "›" if i == index[0] else " "
             lines.append(("reverse" if i == index[0] else "", f"{mark}[{key}] {label}"))
