@@ -10,7 +10,8 @@ Scores each data set with the shipped nonseq.verify.support.SupportChecker and n
   plan: SciFact's rationale sentences (SUPPORT positive, CONTRADICT negative; an NEI claim against
   its abstract's most overlapping sentence), WiCE's oracle sentences (`meta.oracle_idx`, at most 2;
   supported positive, partially supported negative; a not-supported claim against its chunk's most
-  overlapping sentence): AUROC, precision and recall at the shipped cut, milliseconds per check
+  overlapping sentence): AUROC, precision and recall at the shipped cut (and at 0.5 and the writer's
+  `[writing] min_support`, the score a sentence in the model's words needs), milliseconds per check
   (one call per pair, as the writer makes them; wall and CPU; cold, and with the sources encoded).
 --data takes WiCE jsonl (`label`, `claim`, `evidence`, `meta`), SciFact's claims_train.jsonl
 (`label`, `rationale`, `sentences`) or SciFact's own claims format (`evidence` by doc id,
@@ -35,6 +36,7 @@ import numpy as np
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from nonseq.config import WritingSettings  # noqa: E402
 from nonseq.verify.support import SupportChecker, source_units  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
@@ -212,6 +214,7 @@ def sentence_level(checker: SupportChecker, kind: str, rows: list[dict[str, Any]
                            "auroc_supported_vs_" + ("partial" if kind == "wice" else "contradict"): auroc(s[m], y[m])}
     out |= at_cut(s, y, cut)
     out["at_0.5"] = at_cut(s, y, 0.5)
+    out["at_writer_min_support"] = at_cut(s, y, WritingSettings().min_support)  # what the writer gates on
     out["called_supported_by_category"] = {str(c): round(float((s[cat == c] >= cut).mean()), 4)
                                            for c in np.unique(cat)}
     n = len(pairs)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from nonseq.config import load_settings
+from nonseq.config import WritingSettings, load_settings
 from nonseq.verify.support import SupportChecker, checker_for, claim_parts, names, source_units
 from nonseq.workspace import Workspace
 
@@ -117,6 +117,8 @@ def test_bench_prints_the_figures() -> None:
         assert isinstance(got[key], float) and 0 <= got[key] <= 1
     assert got["claims"] == 15 and got["published"]["auroc_supported_vs_rest"]["gpt-4"] == 0.802
     assert {"cut", "precision", "recall", "seconds_per_claim"} <= set(got)
+    at_writer = got["sets"]["dev"]["sentence"]["at_writer_min_support"]
+    assert at_writer["cut"] == WritingSettings().min_support and at_writer["called_supported"] >= 0
 
 
 def test_bench_reads_both_scifact_formats(tmp_path: Path) -> None:
