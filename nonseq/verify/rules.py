@@ -13,7 +13,7 @@ under `min_share` of its source).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any, Protocol
@@ -124,8 +124,8 @@ class Verdict:
 
 
 @cache
-def _content_words() -> Any:
-    """The BM25 tokenizer (stemmed, stopwords removed) that compares a sentence with a hedge's scope."""
+def _content_words() -> Callable[[str], list[str]]:
+    """The English BM25 tokenizer (stemmed, stopwords removed; the hedges are English words too)."""
     from nonseq.config import SparseSettings
     from nonseq.index.sparse import SparseEncoder
 
