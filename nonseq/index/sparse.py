@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import tempfile
-from functools import cached_property
+from collections.abc import Callable
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
@@ -82,3 +83,9 @@ class SparseEncoder:
 
         emb = next(iter(self._model.query_embed(text)))
         return models.SparseVector(indices=emb.indices.tolist(), values=emb.values.tolist())
+
+
+@cache
+def default_tokenizer() -> Callable[[str], list[str]]:
+    """The default settings' BM25 tokenizer (English, stemmed, stopwords removed), one per process."""
+    return SparseEncoder(SparseSettings()).tokenize

@@ -13,9 +13,8 @@ under `min_share` of its source).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cache
 from typing import TYPE_CHECKING, Any, Protocol
 
 from nonseq.text.prose import MIN_WORDS, unquoted
@@ -123,15 +122,6 @@ class Verdict:
                 "missing": self.missing}
 
 
-@cache
-def _content_words() -> Callable[[str], list[str]]:
-    """The English BM25 tokenizer (stemmed, stopwords removed; the hedges are English words too)."""
-    from nonseq.config import SparseSettings
-    from nonseq.index.sparse import SparseEncoder
-
-    return SparseEncoder(SparseSettings()).tokenize
-
-
 def lost_hedges(sentence: str, sources: Sequence[str]) -> list[str]:
     """The source hedges whose scope the sentence restates without hedging it (none if it hedges at all).
 
@@ -140,7 +130,9 @@ def lost_hedges(sentence: str, sources: Sequence[str]) -> list[str]:
     """
     if _HEDGE.search(sentence):
         return []
-    tokenize = _content_words()
+    from nonseq.index.sparse import default_tokenizer
+
+    tokenize = default_tokenizer()  # English, as the hedge words are
     said = set(tokenize(sentence))
     lost = []
     for source in sources:

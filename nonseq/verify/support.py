@@ -273,10 +273,9 @@ class SupportChecker:
     def tokenize(self) -> Tokenizer:
         """The BM25 tokenizer (stemmed, stopwords removed)."""
         if self._tokenize is None:
-            from nonseq.config import SparseSettings
-            from nonseq.index.sparse import SparseEncoder
+            from nonseq.index.sparse import default_tokenizer
 
-            self._tokenize = SparseEncoder(SparseSettings()).tokenize
+            self._tokenize = default_tokenizer()
         return self._tokenize
 
     def check(self, claim: str, source: Source, setting: str | None = None) -> SupportResult:
