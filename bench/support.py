@@ -37,6 +37,7 @@ import numpy as np
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from nonseq.config import WritingSettings  # noqa: E402
+from nonseq.verify.alignment import STOP_WORDS  # noqa: E402
 from nonseq.verify.support import SupportChecker, source_units  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
@@ -47,10 +48,6 @@ PUBLISHED = {
     "auroc_supported_vs_partial": {"gpt-4": 0.789, "t5-3b-anli-wice": 0.943},
 }
 _WORD = re.compile(r"[a-z0-9]+")
-_STOP_WORDS = """a an the of and or in on at to for with by from as is are was were be been being it its this that
-these those which who whom has have had not no but than then there their they he she his her we our you
-your"""
-_STOP = frozenset(_STOP_WORDS.split())
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
@@ -122,8 +119,8 @@ def oracle(meta: dict[str, Any]) -> list[int]:
 
 def overlap(claim: str, sentence: str) -> float:
     """The share of the claim's content words in a sentence."""
-    c = {w for w in _WORD.findall(claim.lower()) if w not in _STOP}
-    s = {w for w in _WORD.findall(sentence.lower()) if w not in _STOP}
+    c = {w for w in _WORD.findall(claim.lower()) if w not in STOP_WORDS}
+    s = {w for w in _WORD.findall(sentence.lower()) if w not in STOP_WORDS}
     return len(c & s) / len(c) if c else 0.0
 
 

@@ -76,6 +76,25 @@ def test_check_many_matches_check_and_accepts_sentence_lists(checker: SupportChe
     assert set(d) >= {"score", "supported", "evidence", "missing", "flags"}
 
 
+def test_token_recall_orders_a_copy_a_paraphrase_and_other_topics(checker: SupportChecker) -> None:
+    """The claim level's token recall: 1 for a sentence the source holds, high for a paraphrase,
+    low for another topic; the shipped claim model scores a pair higher the more it recalls."""
+    claims = ["The association counted about 2.3 million units sold across 14 countries.",
+              "About 2.3 million heat pumps were sold in 14 countries, the association counted.",
+              "Heat pumps can also cool homes in summer by running the cycle in reverse.",
+              "The novel follows a young wizard through his first year at a boarding school."]
+    got = [checker.check(c, SOURCE, setting="claim") for c in claims]
+    recall = [r.features["tok_recall"] for r in got]
+    assert recall[0] == pytest.approx(1.0, abs=1e-4)
+    assert recall[0] > recall[1] > 0.8 > 0.6 > recall[2] > recall[3], recall
+    claim_model = checker.stacks["claim"]
+    assert "tok_recall" in claim_model.features
+    feats = dict(got[1].features)
+    low = claim_model.score(feats | {"tok_recall": recall[2]})
+    assert claim_model.score(feats) > low, (claim_model.score(feats), low)
+    assert "tok_recall" not in checker.check(claims[0], [claims[0]]).features  # the sentence setting skips it
+
+
 def test_text_helpers() -> None:
     """Claim parts, names."""
     parts = claim_parts("Arnold is the publisher of Media Play News, one of five Hollywood trades "

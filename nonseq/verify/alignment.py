@@ -28,6 +28,10 @@ HEAD_CONFIG = DATA / "support_head.json"
 MAX_TOKENS = 256  # the bundled model's window (as the embedder truncates)
 BATCH = 32
 DIM = 384
+_STOP_WORDS = """a an the of and or in on at to for with by from as is are was were be been being it its this that
+these those which who whom has have had not no but than then there their they he she his her we our
+you your"""
+STOP_WORDS = frozenset(_STOP_WORDS.split())  # function words: no claim content (token recall, training data)
 
 
 def session(path: Path, threads: int) -> Any:  # onnxruntime.InferenceSession
@@ -81,8 +85,20 @@ class TokenEncoder:
         """The bundled embedder's unit vectors (mean over all tokens), one row per text."""
         if not texts:
             return np.zeros((0, DIM), np.float32)
-        v = np.stack([s.mean(axis=0) for s in self.states(texts)])
-        return v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)
+        return unit_rows(np.stack([s.mean(axis=0) for s in self.states(texts)]))
+
+    def recall(self, claim: str, units: Sequence[str]) -> float:
+        """BERTScore-style recall: the mean, over the claim's content word pieces, of each piece's
+        best cosine with any token of the source sentences (0 without content or sources)."""
+        keep = [i for i, t in enumerate(self.tok.encode(claim).tokens) if t not in ("[CLS]", "[SEP]")
+                and t.strip("#").isalnum() and t.strip("#").lower() not in STOP_WORDS]
+        if not keep or not units:
+            return 0.0
+        claim_states, *unit_states = self.states([claim, *units])
+        source = unit_rows(np.concatenate([u[1:-1] for u in unit_states]))
+        if not len(source):
+            return 0.0
+        return float((unit_rows(claim_states[keep]) @ source.T).max(axis=1).mean())
 
     def _encode(self, texts: list[str]) -> dict[str, np.ndarray]:
         """Run the encoder on one batch (texts of similar length): each text's token states."""
@@ -96,6 +112,11 @@ class TokenEncoder:
         hidden = self.sess.run(None, feed)[0]
         return {text: hidden[i, :len(e.ids)].astype(np.float32) for i, (text, e) in
                 enumerate(zip(texts, encs, strict=True))}
+
+
+def unit_rows(a: np.ndarray) -> np.ndarray:
+    """The rows of a matrix scaled to unit length (zero rows stay zero)."""
+    return a / np.maximum(np.linalg.norm(a, axis=1, keepdims=True), 1e-12)
 
 
 def pad_pairs(claims: list[np.ndarray], sources: list[np.ndarray]) -> dict[str, np.ndarray]:

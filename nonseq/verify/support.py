@@ -3,7 +3,8 @@
 The claim is compared with the source's sentences by a handful of features: cosine with the
 bundled embedder (for the source sentences that cover the claim best), IDF-weighted coverage of
 the claim's BM25 terms by the best pair of adjacent sentences, the support of each clause of a
-multi-part claim, and the general-text IDF mass of the claim's terms the source never uses. A
+multi-part claim, the general-text IDF mass of the claim's terms the source never uses and (for a
+longer source) the token recall of the claim's word pieces in those sentences' token states. A
 logistic regression per setting turns them into P(supported) (data/support_head.json, fitted out of
 fold on SciFact train + WiCE dev by scripts/support/stack_support.py, 5 grouped folds):
 - a source of one or two sentences (the writer's check of a sentence against its planned sources,
@@ -302,11 +303,14 @@ class SupportChecker:
             logits = self._head.logits([(prepared[i].claim, prepared[i].units) for i in short])
             for i, lg in zip(short, logits, strict=True):
                 rows[i][0].update(zip(HEAD_FEATURES, map(float, lg), strict=True))
+        self._token_recall(prepared, rows, skip=short)  # the sentence setting does not read it
         return [self._result(p, feats, evidence) for p, (feats, evidence) in zip(prepared, rows, strict=True)]
 
     def feature_rows(self, pairs: Sequence[tuple[str, Source]]) -> list[dict[str, float]]:
         """The features of each pair without the head (what scripts/support/stack_support.py stacks)."""
-        return [feats for feats, _ in self._prepare(pairs)[1]]
+        prepared, rows = self._prepare(pairs)
+        self._token_recall(prepared, rows)
+        return [feats for feats, _ in rows]
 
     def _prepare(self, pairs: Sequence[tuple[str, Source]]
                  ) -> tuple[list[_Pair], list[tuple[dict[str, float], list[Evidence]]]]:
@@ -318,6 +322,15 @@ class SupportChecker:
                 texts.setdefault(t, len(texts))
         vectors = self._vectors(list(texts)) if texts and self.dense else None
         return prepared, [p.features(vectors, texts) for p in prepared]
+
+    def _token_recall(self, prepared: list[_Pair], rows: list[tuple[dict[str, float], list[Evidence]]],
+                      skip: Sequence[int] = ()) -> None:
+        """Add each pair's token recall (from the token states its cosines used), but for pairs in skip."""
+        if not self.dense:
+            return
+        for i in sorted(set(range(len(prepared))) - set(skip)):
+            p = prepared[i]
+            rows[i][0]["tok_recall"] = self.encoder.recall(p.claim, [p.units[j] for j in p.dense_idx])
 
     def _vectors(self, texts: list[str]) -> np.ndarray:
         """Embed texts shortest first (batches pad to their longest text), rows in input order."""

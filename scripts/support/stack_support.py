@@ -3,6 +3,7 @@
     python stack_support.py today     # today's features (nonseq.verify.support) on every record and item
     python stack_support.py select    # grouped OOF figures of every candidate -> WORK/stack.json
     python stack_support.py ship      # fit the chosen LRs on all OOF rows -> nonseq/data/support_head.json
+    python stack_support.py claim     # the claim level alone (no head needed): token recall judged, refit, shipped
 
 Needs the out-of-fold head predictions of `train_support.py cv` (WORK/pred_fold*_e6.json) and the
 final head (`train_support.py final-train` + `final`). Folds: train_support's (5, grouped, seed 0).
@@ -10,6 +11,13 @@ Selection rule, fixed before any candidate was scored: the claim level (a source
 sentences) ships the candidate with the highest pooled out-of-fold WiCE supported-vs-rest AUROC; the
 sentence setting (one or two source sentences) the one with the highest pooled out-of-fold AUROC.
 Every figure is cross-fitted: each fold is scored by an LR (and a cut) fitted on the other folds.
+
+The claim level's token recall (nonseq.verify.alignment.TokenEncoder.recall) came later, with its
+own protocol, fixed before any figure was read: designed on folds 0-2 (cross-fitted among
+themselves: the recall of the claim's word pieces was the best of five token-state features there),
+judged once on folds 3-4 (each scored by an LR fitted on the other four), shipped only if WiCE
+supported-vs-rest rose there by >= 0.005 and supported-vs-partial fell by no more than 0.005.
+`claim` reproduces that judgement and ships the claim level; the sentence setting is left as it is.
 """
 
 from __future__ import annotations
@@ -35,6 +43,8 @@ TODAY = ("cos_top2", "part_cos_min", "cov_pair", "part_mean", "missing_numbers",
 TODAY_X = (*TODAY, "negation")
 HEAD_C = ("whole", "max_single", "max_set", "max_rel")
 HEAD_S = ("whole", "whole_rel")
+TOKEN = ("tok_recall",)  # the claim level's token recall (a later candidate: see the module docstring)
+TUNE_FOLDS, TEST_FOLDS = (0, 1, 2), (3, 4)  # the token recall's design and judgement folds
 RULE = ("missing_numbers", "missing_names", "negation")  # today's rule: such a pair is scaled under the cut
 EPOCH = 6
 
@@ -68,14 +78,31 @@ def tables() -> dict[str, dict[str, Any]]:
     sent_today = [by_key[(it["claim"], it["cat"], tuple(it["source"]))] for it in head]
     return {
         "claim": {"head": np.array([[ts.record_head(rows[i])[k] for k in HEAD_C] for i in ri]),
-                  "today": np.array([[f[k] for k in TODAY_X] for f in claim_today]),
-                  "y": np.array([recs[i].positive for i in ri]), "fold": np.array([rows[i]["fold"] for i in ri]),
-                  "ds": np.array([recs[i].ds for i in ri]), "label": np.array([recs[i].label for i in ri])},
+                  **claim_columns([recs[i] for i in ri], claim_today),
+                  "fold": np.array([rows[i]["fold"] for i in ri])},
         "sentence": {"head": np.array([[it["s"], it["r"]] for it in head]),
                      "today": np.array([[f[k] for k in TODAY_X] for f in sent_today]),
+                     "tok": np.array([[f[k] for k in TOKEN] for f in sent_today]),
                      "y": np.array([it["y"] for it in head]), "fold": np.array([it["fold"] for it in head]),
                      "ds": np.array([it["ds"] for it in head]), "cat": np.array([it["cat"] for it in head])},
     }
+
+
+def claim_columns(recs: list[Any], feats: list[dict[str, float]]) -> dict[str, np.ndarray]:
+    """The claim level's feature columns (today's, the token recall) with labels and data sets."""
+    return {"today": np.array([[f[k] for k in TODAY_X] for f in feats]),
+            "tok": np.array([[f[k] for k in TOKEN] for f in feats]),
+            "y": np.array([r.positive for r in recs]), "ds": np.array([r.ds for r in recs]),
+            "label": np.array([r.label for r in recs])}
+
+
+def claim_table() -> dict[str, Any]:
+    """The claim level without the head: every record's columns and its fold (train_support's folds)."""
+    recs = load_records()
+    today = json.loads((ts.WORK / "today_features.json").read_text())
+    fold_of = ts.assign_folds(recs, ts.FOLDS)
+    return claim_columns(recs, [r["features"] for r in today["records"]]) | \
+        {"fold": np.array([fold_of[r.group] for r in recs])}
 
 
 def flagged(t: dict[str, Any]) -> np.ndarray:
@@ -85,8 +112,9 @@ def flagged(t: dict[str, Any]) -> np.ndarray:
 
 def columns(t: dict[str, Any], name: str) -> np.ndarray:
     """The feature matrix of a candidate: today's features, the head's outputs, or both."""
-    parts = {"today": [t["today"][:, :len(TODAY)]], "head": [t["head"]], "head+today": [t["head"], t["today"]]}
-    return np.column_stack(parts[name.removesuffix("+rule")])
+    parts = {"today": ("today8",), "today+tok": ("today8", "tok"), "head": ("head",), "head+today": ("head", "today")}
+    table = t | {"today8": t["today"][:, :len(TODAY)]}
+    return np.column_stack([table[k] for k in parts[name.removesuffix("+rule")]])
 
 
 def cross_fitted(t: dict[str, Any], name: str, setting: str) -> np.ndarray:
@@ -131,7 +159,7 @@ def choose_cut(setting: str, p: np.ndarray, y: np.ndarray) -> float:
     return cut
 
 
-CANDIDATES = ("today", "today+rule", "head", "head+today", "head+today+rule")
+CANDIDATES = ("today", "today+rule", "today+tok+rule", "head", "head+today", "head+today+rule")
 
 
 def select() -> dict[str, Any]:
@@ -159,7 +187,8 @@ def select() -> dict[str, Any]:
 def feature_names(name: str, setting: str) -> list[str]:
     """The runtime names of a candidate's features (support.py's today features, the head's logits)."""
     head = list(HEAD_S) if setting == "sentence" else list(HEAD_C)
-    return {"today": list(TODAY), "head": head, "head+today": head + list(TODAY_X)}[name.removesuffix("+rule")]
+    return {"today": list(TODAY), "today+tok": [*TODAY, *TOKEN], "head": head,
+            "head+today": head + list(TODAY_X)}[name.removesuffix("+rule")]
 
 
 def ship() -> None:
@@ -192,6 +221,51 @@ def ship() -> None:
     print(json.dumps({s: {"candidate": cfg[s]["candidate"], "cut": cfg[s]["cut"]} for s in tab}))
 
 
+def calibration(p: np.ndarray, y: np.ndarray, bins: int = 10) -> dict[str, float]:
+    """Brier score and expected calibration error (equal-width bins) of out-of-fold probabilities."""
+    which = np.minimum((p * bins).astype(int), bins - 1)
+    ece = sum(abs(p[which == b].mean() - y[which == b].mean()) * (which == b).mean()
+              for b in range(bins) if (which == b).any())
+    return {"brier": round(float(np.mean((p - y) ** 2)), 4), "ece": round(float(ece), 4)}
+
+
+def claim_token() -> dict[str, Any]:
+    """Judge the token recall at the claim level by its protocol; ship the claim level it chose."""
+    t = claim_table()
+    figs = ts.claim_stack_figures
+    report: dict[str, Any] = {"protocol": __doc__.split("\n\n")[-1].strip(), "candidates": {}}
+    for name in ("today+rule", "today+tok+rule"):
+        tune = {k: v[np.isin(t["fold"], TUNE_FOLDS)] for k, v in t.items()}
+        p_tune = cross_fitted(tune, name, "claim")  # the design folds, among themselves
+        p = cross_fitted(t, name, "claim")  # every fold, fitted on the other four
+        report["candidates"][name] = {
+            "tune_folds": figs(tune, p_tune, np.ones(len(p_tune), bool)),
+            "test_folds": figs(t, p, np.isin(t["fold"], TEST_FOLDS)),
+            **ts.figures_of(t, "claim", np.log(np.clip(p, 1e-12, 1) / np.clip(1 - p, 1e-12, 1)))}
+        report["candidates"][name].pop("clean_folds")
+        report["candidates"][name]["calibration"] = {d: calibration(p[t["ds"] == d], t["y"][t["ds"] == d])
+                                                     for d in ("wice", "scifact")}
+    old, new = (report["candidates"][n]["test_folds"]["wice"] for n in ("today+rule", "today+tok+rule"))
+    passed = (new["auroc_supported_vs_rest"] - old["auroc_supported_vs_rest"] >= 0.005
+              and new["auroc_supported_vs_partial"] - old["auroc_supported_vs_partial"] >= -0.005)
+    report["chosen"] = name = "today+tok+rule" if passed else "today+rule"
+    (ts.WORK / "claim_token.json").write_text(json.dumps(report, indent=1, default=float), encoding="utf-8")
+    x, y = columns(t, name), t["y"].astype(bool)
+    lr = ts.fit_lr(x, t["y"])
+    p_all = 1 / (1 + np.exp(-ts.apply_lr(lr, x)))
+    cut = choose_cut("claim", np.where(flagged(t), 0.0, p_all), y)
+    cfg = json.loads((ts.OUT / "support_head.json").read_text())
+    cfg["claim"] = lr | {"candidate": name, "features": feature_names(name, "claim"), "rule": list(RULE),
+                         "cut": round(cut, 4),
+                         "at_cut_in_sample": ts.prec_rec(np.where(flagged(t), p_all * cut, p_all), y, cut)}
+    cfg["cv"]["claim"] = {k: report["candidates"][name][k]
+                          for k in ("pooled", "per_fold", "tune_folds", "test_folds", "calibration")}
+    (ts.OUT / "support_head.json").write_text(json.dumps(cfg, indent=1) + "\n", encoding="utf-8")
+    print(json.dumps({n: {k: r[k]["wice"] for k in ("tune_folds", "test_folds", "pooled")}
+                      for n, r in report["candidates"].items()} | {"chosen": name, "cut": round(cut, 4)}))
+    return report
+
+
 def cv_summary(r: dict[str, Any], setting: str) -> dict[str, Any]:
     """The chosen candidate's out-of-fold figures, pooled and per fold (the full table is WORK/stack.json)."""
     out = {"pooled": r["pooled"], "per_fold": r["per_fold"]}
@@ -205,9 +279,9 @@ def cv_summary(r: dict[str, Any], setting: str) -> dict[str, Any]:
 def main() -> int:
     """Command line."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("command", choices=["today", "select", "ship"])
+    p.add_argument("command", choices=["today", "select", "ship", "claim"])
     args = p.parse_args()
-    {"today": today_features, "select": select, "ship": ship}[args.command]()
+    {"today": today_features, "select": select, "ship": ship, "claim": claim_token}[args.command]()
     return 0
 
 

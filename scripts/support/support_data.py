@@ -18,15 +18,13 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from nonseq.verify.alignment import STOP_WORDS
+
 DATA = Path(os.environ.get("NONSEQ_DATA", Path(__file__).resolve().parents[3] / "shared" / "data"))
 SCIFACT = DATA / "scifact" / "claims_train.jsonl"
 WICE = DATA / "wice" / "dev.jsonl"
 SET_MAX = 5  # source sentences in one set input (WiCE claim level)
 _WORD = re.compile(r"[a-z0-9]+")
-_STOP_WORDS = """a an the of and or in on at to for with by from as is are was were be been being it its this that
-these those which who whom has have had not no but than then there their they he she his her we our
-you your"""
-_STOP = frozenset(_STOP_WORDS.split())
 
 
 @dataclass
@@ -62,7 +60,7 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
 
 def content(text: str) -> set[str]:
     """Lower-cased content words of a text."""
-    return {w for w in _WORD.findall(text.lower()) if w not in _STOP and len(w) > 2}
+    return {w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS and len(w) > 2}
 
 
 def overlap(claim: str, sentence: str) -> float:
