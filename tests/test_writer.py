@@ -263,6 +263,26 @@ def test_a_restatement_that_drops_a_hedge_is_retried_and_one_that_keeps_it_stays
     assert verifier.check(quotation(first, 40), [first, second], quoted=True).ok  # the first one's words
 
 
+def test_a_restatement_that_brings_in_words_is_retried_and_a_synonym_stays(embed: Any) -> None:
+    """Two content words the sources lack fail the rules ("The company showed..."); one synonym does not."""
+    text = ("Scientists using the W. M. Keck Observatory in Hawaii detected water vapour above Europa.\n"
+            "In the simulation, researchers see phenomena that had not been programmed into the code of Europa.")
+    plan = build_plan(make_pack([text]), schema(), embed, PlanSettings())
+    script = {"simulation": ["The company showed phenomena that had not been programmed into the code of Europa.",
+                             "In the simulation researchers see phenomena not programmed into the code of Europa."]}
+    records = Composer(ScriptedLLM(script), Verifier(OverlapSupport(), 0.5)).run(plan)
+    rec = next(r for r in records if "simulation" in r.unit.text)
+    assert rec.made == "repaired" and rec.text.startswith("In the simulation researchers see")
+    assert rec.attempts[0].verdict.reasons == ["brings in words: compani, show"]
+
+    verifier = Verifier(OverlapSupport(), 0.5)
+    source = "Some consumers who sought help on launch day reported telephone wait times that exceeded two hours."
+    assert verifier.check("Consumers who sought help on launch day reported phone wait times over two hours.",
+                          [source]).ok  # one new word: a synonym
+    assert verifier.check("Consumers flooded the phone lines on launch day, with waits over two hours.",
+                          [source]).reasons == ["brings in words: flood, phone, line"]
+
+
 def test_junk_reply_is_never_kept(embed: Any) -> None:
     """A reply that echoes the instruction or is empty ends as a quotation of the source."""
     plan = build_plan(make_pack(EUROPA[:1]), schema(), embed, PlanSettings())

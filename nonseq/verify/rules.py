@@ -5,9 +5,10 @@ The support check sits behind `SupportCheck` (one method, `scores(pairs)` in [0,
 need no model: every number (with its magnitude word: million, percent...), date and name in the
 sentence must appear in the sources; a negation must not appear or vanish; a sentence in the
 model's words that restates what a source hedges ("reportedly", "could", "likely", "if"...) must
-keep a hedge; the sentence must be a statement of its own (no echo of the instruction, no first
-person the sources do not use, no repeat of a sentence already in the article, not a stub keeping
-under `min_share` of its source).
+keep a hedge, and no sentence may bring in two or more content words its sources lack; the
+sentence must be a statement of its own (no echo of the instruction, no first person the sources
+do not use, no repeat of a sentence already in the article, not a stub keeping under `min_share`
+of its source).
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ _HEDGE = re.compile(
     r"(?:appear|seem)(?:s|ed)?\s+to|(?:expected|believed|thought|said|supposed)\s+to|sort\s+of|kind\s+of|"
     r"estimated|if|unless)|may)\b")  # "may" in lower case only: "May" is the month
 HEDGE_SCOPE = 6  # content words after a hedge that it governs
+NEW_WORDS = 2  # content words (stems) the sources lack from which a restatement adds what they do not say
 _FIRST = re.compile(r"\b(?:I|[Mm]e|[Mm]y|[Ww]e|us|[Oo]ur|[Yy]ou|[Yy]our)\b")
 
 
@@ -143,6 +145,15 @@ def lost_hedges(sentence: str, sources: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(lost))
 
 
+def new_words(sentence: str, sources: Sequence[str]) -> list[str]:
+    """The sentence's content words (BM25 stems) that no source sentence holds, in order."""
+    from nonseq.index.sparse import default_tokenizer
+
+    tokenize = default_tokenizer()
+    have = set(tokenize(" ".join(sources)))
+    return [t for t in dict.fromkeys(tokenize(sentence)) if t not in have]
+
+
 def _key(text: str) -> tuple[str, ...]:
     """A sentence's words (to spot repeats)."""
     return tuple(words(text))
@@ -172,6 +183,9 @@ class Verifier:
         hedges = lost_hedges(sentence, sources) if own else []
         if hedges:
             reasons.append("hedge lost: " + ", ".join(hedges))
+        added = new_words(sentence, sources)  # a quotation or copy has none
+        if len(added) >= NEW_WORDS:
+            reasons.append("brings in words: " + ", ".join(added))
         if len(words(sentence)) < MIN_WORDS:
             reasons.append("too short")
         if _ECHO.search(sentence) and not _ECHO.search(src):
