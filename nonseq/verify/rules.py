@@ -51,7 +51,7 @@ _HEDGE = re.compile(
     r"(?:appear|seem)(?:s|ed)?\s+to|(?:expected|believed|thought|said|supposed)\s+to|sort\s+of|kind\s+of|"
     r"estimated|if|unless)|may)\b")  # "may" in lower case only: "May" is the month
 HEDGE_SCOPE = 6  # content words after a hedge that it governs
-NEW_WORDS = 2  # content words (stems) the sources lack from which a restatement adds what they do not say
+NEW_WORDS = 2  # a restatement with this many content words (stems) its sources lack says more than they do
 _FIRST = re.compile(r"\b(?:I|[Mm]e|[Mm]y|[Ww]e|us|[Oo]ur|[Yy]ou|[Yy]our)\b")
 
 
