@@ -237,15 +237,20 @@ def test_a_weakly_supported_restatement_is_quoted_and_a_quotation_needs_no_score
     assert next(r for r in lenient if "Keck" in r.unit.text).made == "generated"
 
 
+def scripted_unit(embed: Any, text: str, script: dict[str, list[str]], key: str) -> Any:
+    """The record of the unit holding key when a scripted model writes a one-page plan of text."""
+    plan = build_plan(make_pack([text]), schema(), embed, PlanSettings())
+    records = Composer(ScriptedLLM(script), Verifier(OverlapSupport(), 0.5)).run(plan)
+    return next(r for r in records if key in r.unit.text)
+
+
 def test_a_restatement_that_drops_a_hedge_is_retried_and_one_that_keeps_it_stays(embed: Any) -> None:
     """A source's "may" lost in the model's words fails the rules; the literal retry that keeps it is used."""
     text = ("Scientists using the W. M. Keck Observatory in Hawaii detected water vapour above Europa.\n"
-            "The plumes may reach 200 kilometres above the icy surface of Europa, the team said.")
-    plan = build_plan(make_pack([text]), schema(), embed, PlanSettings())
+            "The plumes may reach 200 kilometres above the icy surface of Europa, in short bursts.")
     script = {"200 kilometres": ["The plumes reach 200 kilometres above the icy surface of Europa.",
                                  "The plumes may reach 200 kilometres above the icy surface of Europa."]}
-    records = Composer(ScriptedLLM(script), Verifier(OverlapSupport(), 0.5)).run(plan)
-    rec = next(r for r in records if "200" in r.unit.text)
+    rec = scripted_unit(embed, text, script, "200")
     assert rec.made == "repaired" and "may reach" in rec.text
     assert rec.attempts[0].verdict.reasons == ["hedge lost: may"]
 
@@ -267,20 +272,42 @@ def test_a_restatement_that_brings_in_words_is_retried_and_a_synonym_stays(embed
     """Two content words the sources lack fail the rules ("The company showed..."); one synonym does not."""
     text = ("Scientists using the W. M. Keck Observatory in Hawaii detected water vapour above Europa.\n"
             "In the simulation, researchers see phenomena that had not been programmed into the code of Europa.")
-    plan = build_plan(make_pack([text]), schema(), embed, PlanSettings())
     script = {"simulation": ["The company showed phenomena that had not been programmed into the code of Europa.",
                              "In the simulation researchers see phenomena not programmed into the code of Europa."]}
-    records = Composer(ScriptedLLM(script), Verifier(OverlapSupport(), 0.5)).run(plan)
-    rec = next(r for r in records if "simulation" in r.unit.text)
+    rec = scripted_unit(embed, text, script, "simulation")
     assert rec.made == "repaired" and rec.text.startswith("In the simulation researchers see")
     assert rec.attempts[0].verdict.reasons == ["brings in words: compani, show"]
 
     verifier = Verifier(OverlapSupport(), 0.5)
-    source = "Some consumers who sought help on launch day reported telephone wait times that exceeded two hours."
-    assert verifier.check("Consumers who sought help on launch day reported phone wait times over two hours.",
+    source = "Consumers who sought help on launch day faced telephone wait times that exceeded two hours."
+    assert verifier.check("Consumers who sought help on launch day faced phone wait times that exceeded two hours.",
                           [source]).ok  # one new word: a synonym
     assert verifier.check("Consumers flooded the phone lines on launch day, with waits over two hours.",
                           [source]).reasons == ["brings in words: flood, phone, line"]
+
+
+def test_a_restatement_that_drops_an_attribution_is_retried_and_one_that_keeps_it_stays(embed: Any) -> None:
+    """What a source says someone said, stated as a fact, fails the rules; the retry that keeps "said" is used."""
+    text = ("Scientists using the W. M. Keck Observatory in Hawaii detected water vapour above Europa.\n"
+            "The plumes reach 200 kilometres above the icy surface of Europa, the lead author Lucas Paganini said.")
+    script = {"200 kilometres": ["The plumes reach 200 kilometres above the icy surface of Europa.",
+                                 "Lucas Paganini said the plumes reach 200 kilometres above the icy surface."]}
+    rec = scripted_unit(embed, text, script, "200")
+    assert rec.made == "repaired" and rec.text.startswith("Lucas Paganini said")
+    assert rec.attempts[0].verdict.reasons == ["attribution lost: said"]
+
+    verifier = Verifier(OverlapSupport(), 0.5)
+    source = "Officials reported that the plague outbreak in Inner Mongolia had been contained."
+    assert verifier.check("The plague outbreak in Inner Mongolia had been contained.", [source]).reasons == [
+        "attribution lost: reported"]
+    assert verifier.check("Officials say the plague outbreak in Inner Mongolia had been contained.", [source]).ok
+    other = "Vindman reported to Morrison after the plague outbreak in Inner Mongolia."  # not an attribution
+    assert verifier.check("Vindman answered to Morrison after the plague outbreak in Inner Mongolia.", [other]).ok
+    restated = "The Inner Mongolia plague outbreak had been contained."
+    pair = ["The plague outbreak in Inner Mongolia had been contained.", "Officials told reporters little else."]
+    assert verifier.check(restated, pair).ok  # the attributed sentence is not the one restated
+    pair[1] = "Officials told reporters the outbreak was contained."
+    assert verifier.check(restated, pair).reasons == ["attribution lost: told"]
 
 
 def test_junk_reply_is_never_kept(embed: Any) -> None:

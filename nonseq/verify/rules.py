@@ -51,6 +51,13 @@ _HEDGE = re.compile(
     r"(?:appear|seem)(?:s|ed)?\s+to|(?:expected|believed|thought|said|supposed)\s+to|sort\s+of|kind\s+of|"
     r"estimated|if|unless)|may)\b")  # "may" in lower case only: "May" is the month
 HEDGE_SCOPE = 6  # content words after a hedge that it governs
+#: Words that attribute what a sentence says to someone. A restatement of an attributed sentence
+#: without any of them states a claim as a fact ("the allegation has been debunked, Grisham said").
+_ATTRIBUTION = re.compile(
+    r"\b(?:say|says|said|saying|told|tells?|telling|according\s+to|wr(?:o|i)tes?|wrote|writing|add(?:s|ed)|"
+    r"report(?:s|ed|ing)?(?!\s+to\b)|claim(?:s|ed|ing)?|argu(?:e|es|ed|ing)|stated|announced|noted|"
+    r"explained|testified|tweet(?:s|ed)?|insist(?:s|ed)|warn(?:s|ed)|believ(?:e|es|ed|ing)|thinks?|"
+    r"thought|estimat(?:e|es|ed)|alleged|suggest(?:s|ed)?)\b", re.I)
 NEW_WORDS = 2  # a restatement with this many content words (stems) its sources lack says more than they do
 _FIRST = re.compile(r"\b(?:I|[Mm]e|[Mm]y|[Ww]e|us|[Oo]ur|[Yy]ou|[Yy]our)\b")
 
@@ -145,6 +152,20 @@ def lost_hedges(sentence: str, sources: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(lost))
 
 
+def lost_attribution(sentence: str, sources: Sequence[str]) -> list[str]:
+    """The attribution words of the source sentences the sentence restates (shares two content words
+    with) when it holds none itself: what someone said, stated as a fact."""
+    if _ATTRIBUTION.search(sentence):
+        return []
+    from nonseq.index.sparse import default_tokenizer
+
+    tokenize = default_tokenizer()
+    said = set(tokenize(sentence))
+    lost = [m.group().lower() for source in sources if len(said.intersection(tokenize(source))) >= 2
+            for m in _ATTRIBUTION.finditer(source)]
+    return list(dict.fromkeys(lost))
+
+
 def new_words(sentence: str, sources: Sequence[str]) -> list[str]:
     """The sentence's content words (BM25 stems) that no source sentence holds, in order."""
     from nonseq.index.sparse import default_tokenizer
@@ -183,6 +204,9 @@ class Verifier:
         hedges = lost_hedges(sentence, sources) if own else []
         if hedges:
             reasons.append("hedge lost: " + ", ".join(hedges))
+        attributions = lost_attribution(sentence, sources) if own else []
+        if attributions:
+            reasons.append("attribution lost: " + ", ".join(attributions))
         added = new_words(sentence, sources)  # a quotation or copy has none
         if len(added) >= NEW_WORDS:
             reasons.append("brings in words: " + ", ".join(added))
