@@ -323,6 +323,20 @@ def test_quotation_of_reported_speech() -> None:
     """Reported speech keeps its words and gets one pair of quotation marks."""
     q = quotation('"We found the next best thing: water in vapor form," Paganini added.', 40)
     assert q == "Paganini added: “We found the next best thing: water in vapor form”"
+    tail = 'The public should know the benefits and harms of marijuana," Martins said."'
+    assert quotation(tail, 40) == "Martins said: “The public should know the benefits and harms of marijuana”"
+    inner = 'He called the ruling a "disgrace," and vowed to appeal, his lawyer said.'
+    assert quotation(inner, 40) == "“He called the ruling a 'disgrace,' and vowed to appeal, his lawyer said”"
+
+
+def test_quotation_drops_a_news_dateline() -> None:
+    """A lead's `(Reuters) — ` or `WASHINGTON (AP) - ` is no part of what the sentence says."""
+    assert quotation("(Reuters) — The New York State Attorney General is investigating WeWork.", 40) == (
+        "“The New York State Attorney General is investigating WeWork”")
+    assert quotation("WASHINGTON (AP) - The Senate passed the bill after a long debate.", 40) == (
+        "“The Senate passed the bill after a long debate”")
+    assert quotation("The agency (NASA) said the launch would slip.", 40) == (
+        "“The agency (NASA) said the launch would slip”")
 
 
 # -- `nonseq write` end to end, against a scripted OpenAI-compatible server ------------------------

@@ -141,16 +141,21 @@ def clean(reply: str, most: int) -> str:
 
 
 _SPEECH = re.compile(r"^[\"“](?P<quote>[^\"“”]{20,}?)[,.!?]?[\"”],?\s+(?P<who>[^\"“”]{2,80}?)\.?$")
+#: The last sentence of a quotation whose opening mark is in an earlier sentence: `... decisions," Martins said."`
+_SPEECH_TAIL = re.compile(r"^(?P<quote>[^\"“”]{20,}?)[,.!?]?[\"”],?\s+(?P<who>[^\"“”]{2,80}?)\.?[\"”]?$")
+#: A news lead's dateline: `(Reuters) — `, `WASHINGTON (AP) - `.
+_DATELINE = re.compile(r"^(?:[A-Z][A-Z.' -]*,?\s)?\([A-Z][\w&.' ]{1,30}\)\s*[—–-]+\s*")
 
 
 def quotation(text: str, max_words: int) -> str:
     """A source sentence as a quotation: leading connective dropped, cut at a clause if long.
 
-    Reported speech (`"...," she said.`) becomes `She said: “...”` (the same words, one pair of
-    quotation marks); anything else is put between quotation marks as it stands.
+    Reported speech (`"...," she said.`, or only its end when the quotation began a sentence earlier)
+    becomes `She said: “...”` (the same words, one pair of quotation marks); a news dateline
+    (`(Reuters) — `) is dropped; anything else is put between quotation marks as it stands.
     """
-    text = text.strip()
-    speech = _SPEECH.match(text)
+    text = _DATELINE.sub("", text.strip())
+    speech = _SPEECH.match(text) or _SPEECH_TAIL.match(text)
     if speech and len(tokens(speech["who"])) <= 14:
         who = speech["who"]
         if who.lower().startswith(("said ", "says ", "added ", "wrote ")):  # "said John Roth, head of X"
