@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Protocol
 
 from nonseq.text.prose import MIN_WORDS, unquoted
@@ -131,6 +132,15 @@ class Verdict:
                 "missing": self.missing}
 
 
+@lru_cache(maxsize=4096)
+def stems(text: str) -> tuple[str, ...]:
+    """A text's content words as BM25 stems (English, as the rules' word lists), cached: every rule
+    and every retry of a unit reads the same source sentences."""
+    from nonseq.index.sparse import default_tokenizer
+
+    return tuple(default_tokenizer()(text))
+
+
 def lost_hedges(sentence: str, sources: Sequence[str]) -> list[str]:
     """The source hedges whose scope the sentence restates without hedging it (none if it hedges at all).
 
@@ -139,14 +149,11 @@ def lost_hedges(sentence: str, sources: Sequence[str]) -> list[str]:
     """
     if _HEDGE.search(sentence):
         return []
-    from nonseq.index.sparse import default_tokenizer
-
-    tokenize = default_tokenizer()  # English, as the hedge words are
-    said = set(tokenize(sentence))
+    said = set(stems(sentence))
     lost = []
     for source in sources:
         for m in _HEDGE.finditer(source):
-            scope = tokenize(source[m.end():])[:HEDGE_SCOPE]
+            scope = stems(source[m.end():])[:HEDGE_SCOPE]
             if scope and len(said.intersection(scope)) >= min(2, len(scope)):
                 lost.append(m.group().lower())
     return list(dict.fromkeys(lost))
@@ -157,22 +164,16 @@ def lost_attribution(sentence: str, sources: Sequence[str]) -> list[str]:
     with) when it holds none itself: what someone said, stated as a fact."""
     if _ATTRIBUTION.search(sentence):
         return []
-    from nonseq.index.sparse import default_tokenizer
-
-    tokenize = default_tokenizer()
-    said = set(tokenize(sentence))
-    lost = [m.group().lower() for source in sources if len(said.intersection(tokenize(source))) >= 2
+    said = set(stems(sentence))
+    lost = [m.group().lower() for source in sources if len(said.intersection(stems(source))) >= 2
             for m in _ATTRIBUTION.finditer(source)]
     return list(dict.fromkeys(lost))
 
 
 def new_words(sentence: str, sources: Sequence[str]) -> list[str]:
     """The sentence's content words (BM25 stems) that no source sentence holds, in order."""
-    from nonseq.index.sparse import default_tokenizer
-
-    tokenize = default_tokenizer()
-    have = set(tokenize(" ".join(sources)))
-    return [t for t in dict.fromkeys(tokenize(sentence)) if t not in have]
+    have = set().union(*map(stems, sources))
+    return [t for t in dict.fromkeys(stems(sentence)) if t not in have]
 
 
 def _key(text: str) -> tuple[str, ...]:

@@ -234,8 +234,8 @@ def claim_token() -> dict[str, Any]:
     t = claim_table()
     figs = ts.claim_stack_figures
     report: dict[str, Any] = {"protocol": __doc__.split("\n\n")[-1].strip(), "candidates": {}}
+    tune = {k: v[np.isin(t["fold"], TUNE_FOLDS)] for k, v in t.items()}
     for name in ("today+rule", "today+tok+rule"):
-        tune = {k: v[np.isin(t["fold"], TUNE_FOLDS)] for k, v in t.items()}
         p_tune = cross_fitted(tune, name, "claim")  # the design folds, among themselves
         p = cross_fitted(t, name, "claim")  # every fold, fitted on the other four
         report["candidates"][name] = {
