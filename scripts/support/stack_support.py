@@ -4,6 +4,7 @@
     python stack_support.py select    # grouped OOF figures of every candidate -> WORK/stack.json
     python stack_support.py ship      # fit the chosen LRs on all OOF rows -> nonseq/data/support_head.json
     python stack_support.py claim     # the claim level alone (no head needed): token recall judged, refit, shipped
+    python stack_support.py sentence  # the sentence setting alone: its token recall judged, refit, shipped
 
 Needs the out-of-fold head predictions of `train_support.py cv` (WORK/pred_fold*_e6.json) and the
 final head (`train_support.py final-train` + `final`). Folds: train_support's (5, grouped, seed 0).
@@ -18,6 +19,14 @@ themselves: the recall of the claim's word pieces was the best of five token-sta
 judged once on folds 3-4 (each scored by an LR fitted on the other four), shipped only if WiCE
 supported-vs-rest rose there by >= 0.005 and supported-vs-partial fell by no more than 0.005.
 `claim` reproduces that judgement and ships the claim level; the sentence setting is left as it is.
+
+The sentence setting's token recall (the same feature over the one or two source sentences) came in
+stop 34, with its protocol fixed before any figure was read: the head's out-of-fold predictions
+recomputed (`train_support.py states` and `cv`); one candidate, the shipped head+today plus
+tok_recall; folds 0-2 reported only; judged once on folds 3-4 (each scored by an LR fitted on the
+other four); shipped only if there the sentence AUROC rose by >= 0.005, the WiCE sentence AUROC
+fell by no more than 0.005 and precision at the cross-fitted cut did not fall. `sentence` reproduces
+that judgement and ships the sentence setting alone.
 """
 
 from __future__ import annotations
@@ -112,7 +121,8 @@ def flagged(t: dict[str, Any]) -> np.ndarray:
 
 def columns(t: dict[str, Any], name: str) -> np.ndarray:
     """The feature matrix of a candidate: today's features, the head's outputs, or both."""
-    parts = {"today": ("today8",), "today+tok": ("today8", "tok"), "head": ("head",), "head+today": ("head", "today")}
+    parts = {"today": ("today8",), "today+tok": ("today8", "tok"), "head": ("head",), "head+today": ("head", "today"),
+             "head+today+tok": ("head", "today", "tok")}
     table = t | {"today8": t["today"][:, :len(TODAY)]}
     return np.column_stack([table[k] for k in parts[name.removesuffix("+rule")]])
 
@@ -188,7 +198,7 @@ def feature_names(name: str, setting: str) -> list[str]:
     """The runtime names of a candidate's features (support.py's today features, the head's logits)."""
     head = list(HEAD_S) if setting == "sentence" else list(HEAD_C)
     return {"today": list(TODAY), "today+tok": [*TODAY, *TOKEN], "head": head,
-            "head+today": head + list(TODAY_X)}[name.removesuffix("+rule")]
+            "head+today": head + list(TODAY_X), "head+today+tok": [*head, *TODAY_X, *TOKEN]}[name.removesuffix("+rule")]
 
 
 def ship() -> None:
@@ -201,20 +211,7 @@ def ship() -> None:
                            "stacked_on": "out-of-fold head logits (train_support.py cv, 5 grouped folds, seed 13+fold)"
                                          " and today's features; see scripts/support/stack_support.py"}
     for setting, t in tab.items():
-        name = report["chosen"][setting]
-        x = columns(t, name)
-        lr = ts.fit_lr(x, t["y"])
-        p = 1 / (1 + np.exp(-ts.apply_lr(lr, x)))
-        rule = name.endswith("+rule")
-        y = t["y"].astype(bool)
-        cut = choose_cut(setting, np.where(flagged(t), 0.0, p) if rule else p, y)
-        final = np.where(flagged(t), p * cut, p) if rule else p
-        if setting == "sentence":  # the lenient cut (best F1, as at the claim level) for callers that ask for it
-            cfg["sentence_cut_f1"] = round(choose_cut("claim", p, y), 4)
-        cfg[setting] = lr | {"candidate": name, "features": feature_names(name, setting),
-                             "rule": list(RULE) if rule else [], "cut": round(cut, 4),
-                             "at_cut_in_sample": ts.prec_rec(final, y, cut)}
-    cfg["sentence"]["cut_f1"] = cfg.pop("sentence_cut_f1")
+        cfg[setting] = refit(setting, t, report["chosen"][setting])
     cfg["cut_note"] = "probabilities; claim cut: best F1; sentence cut: precision >= 0.85 (its cut_f1: best F1)"
     cfg["cv"] = {s: cv_summary(report["candidates"][s][report["chosen"][s]], s) for s in tab}
     (ts.OUT / "support_head.json").write_text(json.dumps(cfg, indent=1) + "\n", encoding="utf-8")
@@ -229,40 +226,93 @@ def calibration(p: np.ndarray, y: np.ndarray, bins: int = 10) -> dict[str, float
     return {"brier": round(float(np.mean((p - y) ** 2)), 4), "ece": round(float(ece), 4)}
 
 
+def judged(setting: str, t: dict[str, Any], names: tuple[str, str]) -> dict[str, Any]:
+    """Both candidates' figures: design folds (among themselves), judgement folds and all folds, out of fold."""
+    figs = ts.claim_stack_figures if setting == "claim" else ts.sentence_stack_figures
+    out: dict[str, Any] = {}
+    tune = {k: v[np.isin(t["fold"], TUNE_FOLDS)] for k, v in t.items()}
+    test = np.isin(t["fold"], TEST_FOLDS)
+    for name in names:
+        p_tune = cross_fitted(tune, name, setting)  # the design folds, among themselves
+        p = cross_fitted(t, name, setting)  # every fold, fitted on the other four
+        logit = np.log(np.clip(p, 1e-12, 1) / np.clip(1 - p, 1e-12, 1))
+        r = {"tune_folds": figs(tune, p_tune, np.ones(len(p_tune), bool)), "test_folds": figs(t, p, test),
+             **ts.figures_of(t, setting, logit)}
+        r.pop("clean_folds")
+        if setting == "sentence":  # precision at the cut (chosen on the other folds) on the judgement folds
+            r["test_folds"]["at_cut"] = pooled_at_cut(r["cut"]["per_fold"], TEST_FOLDS)
+            r["f1_cut_cross_fitted"] = f1_cut_report(t, p)
+        r["calibration"] = {d: calibration(p[t["ds"] == d], t["y"][t["ds"] == d]) for d in ("wice", "scifact")}
+        out[name] = r
+    return out
+
+
+def pooled_at_cut(per_fold: dict[str, Any], folds: tuple[int, ...]) -> dict[str, Any]:
+    """Precision and recall at each fold's cross-fitted cut, pooled over some folds."""
+    rows = [per_fold[str(f)] for f in folds]
+    tp = sum(round((r["precision"] or 0) * r["flagged"]) for r in rows)
+    flagged, pos = sum(r["flagged"] for r in rows), sum(r["positives"] for r in rows)
+    return {"precision": round(tp / flagged, 4) if flagged else None, "recall": round(tp / pos, 4),
+            "flagged": flagged, "positives": pos}
+
+
+def refit(setting: str, t: dict[str, Any], name: str) -> dict[str, Any]:
+    """A setting's LR on all out-of-fold rows, its features, rule and cut (as support.py reads them)."""
+    x, y = columns(t, name), t["y"].astype(bool)
+    lr = ts.fit_lr(x, t["y"])
+    p = 1 / (1 + np.exp(-ts.apply_lr(lr, x)))
+    rule = name.endswith("+rule")
+    cut = choose_cut(setting, np.where(flagged(t), 0.0, p) if rule else p, y)
+    final = np.where(flagged(t), p * cut, p) if rule else p
+    out = lr | {"candidate": name, "features": feature_names(name, setting),
+                "rule": list(RULE) if rule else [], "cut": round(cut, 4),
+                "at_cut_in_sample": ts.prec_rec(final, y, cut)}
+    if setting == "sentence":  # the lenient cut (best F1, as at the claim level) for callers that ask for it
+        out["cut_f1"] = round(choose_cut("claim", p, y), 4)
+    return out
+
+
 def claim_token() -> dict[str, Any]:
     """Judge the token recall at the claim level by its protocol; ship the claim level it chose."""
     t = claim_table()
-    figs = ts.claim_stack_figures
-    report: dict[str, Any] = {"protocol": __doc__.split("\n\n")[-1].strip(), "candidates": {}}
-    tune = {k: v[np.isin(t["fold"], TUNE_FOLDS)] for k, v in t.items()}
-    for name in ("today+rule", "today+tok+rule"):
-        p_tune = cross_fitted(tune, name, "claim")  # the design folds, among themselves
-        p = cross_fitted(t, name, "claim")  # every fold, fitted on the other four
-        report["candidates"][name] = {
-            "tune_folds": figs(tune, p_tune, np.ones(len(p_tune), bool)),
-            "test_folds": figs(t, p, np.isin(t["fold"], TEST_FOLDS)),
-            **ts.figures_of(t, "claim", np.log(np.clip(p, 1e-12, 1) / np.clip(1 - p, 1e-12, 1)))}
-        report["candidates"][name].pop("clean_folds")
-        report["candidates"][name]["calibration"] = {d: calibration(p[t["ds"] == d], t["y"][t["ds"] == d])
-                                                     for d in ("wice", "scifact")}
+    report: dict[str, Any] = {"protocol": __doc__.split("\n\n")[-2].strip(),
+                              "candidates": judged("claim", t, ("today+rule", "today+tok+rule"))}
     old, new = (report["candidates"][n]["test_folds"]["wice"] for n in ("today+rule", "today+tok+rule"))
     passed = (new["auroc_supported_vs_rest"] - old["auroc_supported_vs_rest"] >= 0.005
               and new["auroc_supported_vs_partial"] - old["auroc_supported_vs_partial"] >= -0.005)
-    report["chosen"] = name = "today+tok+rule" if passed else "today+rule"
-    (ts.WORK / "claim_token.json").write_text(json.dumps(report, indent=1, default=float), encoding="utf-8")
-    x, y = columns(t, name), t["y"].astype(bool)
-    lr = ts.fit_lr(x, t["y"])
-    p_all = 1 / (1 + np.exp(-ts.apply_lr(lr, x)))
-    cut = choose_cut("claim", np.where(flagged(t), 0.0, p_all), y)
+    report["chosen"] = "today+tok+rule" if passed else "today+rule"
+    return shipped("claim", t, report, "claim_token.json")
+
+
+def sentence_token() -> dict[str, Any]:
+    """Judge the token recall in the sentence setting by its protocol; ship the sentence setting it chose."""
+    t = tables()["sentence"]
+    names = ("head+today", "head+today+tok")
+    report: dict[str, Any] = {"protocol": __doc__.split("\n\n")[-1].strip(),
+                              "candidates": judged("sentence", t, names)}
+    old, new = (report["candidates"][n]["test_folds"] for n in names)
+    passed = (new["auroc"] - old["auroc"] >= 0.005 and new["auroc_wice"] - old["auroc_wice"] >= -0.005
+              and (new["at_cut"]["precision"] or 0) >= (old["at_cut"]["precision"] or 0))
+    report["chosen"] = names[1] if passed else names[0]
+    return shipped("sentence", t, report, "sentence_token.json")
+
+
+def shipped(setting: str, t: dict[str, Any], report: dict[str, Any], name: str) -> dict[str, Any]:
+    """Write the judgement to WORK, refit the chosen candidate on all rows and ship that setting alone."""
+    (ts.WORK / name).write_text(json.dumps(report, indent=1, default=float), encoding="utf-8")
+    chosen = report["candidates"][report["chosen"]]
     cfg = json.loads((ts.OUT / "support_head.json").read_text())
-    cfg["claim"] = lr | {"candidate": name, "features": feature_names(name, "claim"), "rule": list(RULE),
-                         "cut": round(cut, 4),
-                         "at_cut_in_sample": ts.prec_rec(np.where(flagged(t), p_all * cut, p_all), y, cut)}
-    cfg["cv"]["claim"] = {k: report["candidates"][name][k]
-                          for k in ("pooled", "per_fold", "tune_folds", "test_folds", "calibration")}
+    cfg[setting] = refit(setting, t, report["chosen"])
+    cfg["cv"][setting] = {k: chosen[k] for k in ("pooled", "per_fold", "tune_folds", "test_folds", "calibration")}
+    if setting == "sentence":
+        cfg["cv"][setting] |= {"cut_cross_fitted": {k: chosen["cut"][k] for k in
+                                                    ("cross_fitted", "cross_fitted_scifact", "cross_fitted_wice")},
+                               "cut_f1_cross_fitted": chosen["f1_cut_cross_fitted"]}
     (ts.OUT / "support_head.json").write_text(json.dumps(cfg, indent=1) + "\n", encoding="utf-8")
-    print(json.dumps({n: {k: r[k]["wice"] for k in ("tune_folds", "test_folds", "pooled")}
-                      for n, r in report["candidates"].items()} | {"chosen": name, "cut": round(cut, 4)}))
+    key = "wice" if setting == "claim" else "auroc"
+    print(json.dumps({n: {k: r[k] if setting == "sentence" else r[k][key] for k in ("tune_folds", "test_folds")}
+                      for n, r in report["candidates"].items()} | {"chosen": report["chosen"],
+                                                                   "cut": cfg[setting]["cut"]}, default=float))
     return report
 
 
@@ -279,9 +329,10 @@ def cv_summary(r: dict[str, Any], setting: str) -> dict[str, Any]:
 def main() -> int:
     """Command line."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("command", choices=["today", "select", "ship", "claim"])
+    p.add_argument("command", choices=["today", "select", "ship", "claim", "sentence"])
     args = p.parse_args()
-    {"today": today_features, "select": select, "ship": ship, "claim": claim_token}[args.command]()
+    {"today": today_features, "select": select, "ship": ship, "claim": claim_token,
+     "sentence": sentence_token}[args.command]()
     return 0
 
 
