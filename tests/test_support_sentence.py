@@ -35,10 +35,14 @@ def test_paraphrase_is_supported(checker: SupportChecker) -> None:
     assert "whole" in r.features  # scored in the sentence setting, by the head
 
 
-@pytest.mark.xfail(strict=True, reason="a known miss: the precision cut keeps ~7% recall out of fold")
-def test_looser_paraphrase_is_missed(checker: SupportChecker) -> None:
-    """The honest face of the high-precision cut: a true paraphrase with other words falls under it."""
-    assert checker.check("The drug reduced blood pressure in elderly patients.", DRUG).supported
+def test_looser_paraphrase_is_supported(checker: SupportChecker) -> None:
+    """A true paraphrase in other words (drug/medication, elderly/older) clears the precision cut.
+
+    The single head missed it (a strict xfail until stop 34); the seed ensemble of three heads calls it
+    supported. Recall at the cut is still low (about 12% out of fold): most looser paraphrases are missed.
+    """
+    r = checker.check("The drug reduced blood pressure in elderly patients.", DRUG)
+    assert r.supported and r.score >= checker.stacks["sentence"].cut, r.to_dict()
 
 
 @pytest.mark.parametrize(("claim", "source"), [

@@ -5,6 +5,7 @@
     python stack_support.py ship      # fit the chosen LRs on all OOF rows -> nonseq/data/support_head.json
     python stack_support.py claim     # the claim level alone (no head needed): token recall judged, refit, shipped
     python stack_support.py sentence  # the sentence setting alone: its token recall judged, refit, shipped
+    python stack_support.py ensemble  # the sentence setting over the head's seed ensemble: judged, shipped if passed
 
 Needs the out-of-fold head predictions of `train_support.py cv` (WORK/pred_fold*_e6.json) and the
 final head (`train_support.py final-train` + `final`). Folds: train_support's (5, grouped, seed 0).
@@ -56,6 +57,13 @@ TOKEN = ("tok_recall",)  # the claim level's token recall (a later candidate: se
 TUNE_FOLDS, TEST_FOLDS = (0, 1, 2), (3, 4)  # the token recall's design and judgement folds
 RULE = ("missing_numbers", "missing_names", "negation")  # today's rule: such a pair is scaled under the cut
 EPOCH = 6
+ENSEMBLE = 3  # members of the head's seed ensemble (train_support.py --member 0..2)
+ENSEMBLE_PROTOCOL = (
+    "Stop 34, fixed before any figure was read: members trained with seeds 13+fold, 113+fold, 213+fold "
+    "(same examples, architecture, epochs), logits averaged; candidate head+today over the mean, baseline "
+    "head+today over member 0; folds 0-2 reported only; judged once on folds 3-4: shipped only if the "
+    "sentence AUROC rises >= 0.005, the WiCE sentence AUROC falls <= 0.005 and precision at the "
+    "cross-fitted cut does not fall.")
 
 
 def today_features() -> None:
@@ -73,10 +81,10 @@ def today_features() -> None:
     (ts.WORK / "today_features.json").write_text(json.dumps(out), encoding="utf-8")
 
 
-def tables() -> dict[str, dict[str, Any]]:
-    """Per setting: head outputs (out of fold) and today's features, labels, folds, data sets."""
+def tables(members: int = 1) -> dict[str, dict[str, Any]]:
+    """Per setting: head outputs (out of fold; members' mean) and today's features, labels, folds, data sets."""
     recs = load_records()
-    rows, items = ts.merged(EPOCH)
+    rows, items = ts.merged(EPOCH, members)
     today = json.loads((ts.WORK / "today_features.json").read_text())
     all_items = [it for r in recs for it in sentence_items(r)]
     by_key = {(it["claim"], it["cat"], tuple(it["source"])): x["features"]
@@ -122,7 +130,7 @@ def flagged(t: dict[str, Any]) -> np.ndarray:
 def columns(t: dict[str, Any], name: str) -> np.ndarray:
     """The feature matrix of a candidate: today's features, the head's outputs, or both."""
     parts = {"today": ("today8",), "today+tok": ("today8", "tok"), "head": ("head",), "head+today": ("head", "today"),
-             "head+today+tok": ("head", "today", "tok")}
+             "head+today+tok": ("head", "today", "tok"), "ens+today": ("ens", "today")}
     table = t | {"today8": t["today"][:, :len(TODAY)]}
     return np.column_stack([table[k] for k in parts[name.removesuffix("+rule")]])
 
@@ -198,7 +206,8 @@ def feature_names(name: str, setting: str) -> list[str]:
     """The runtime names of a candidate's features (support.py's today features, the head's logits)."""
     head = list(HEAD_S) if setting == "sentence" else list(HEAD_C)
     return {"today": list(TODAY), "today+tok": [*TODAY, *TOKEN], "head": head,
-            "head+today": head + list(TODAY_X), "head+today+tok": [*head, *TODAY_X, *TOKEN]}[name.removesuffix("+rule")]
+            "head+today": head + list(TODAY_X), "head+today+tok": [*head, *TODAY_X, *TOKEN],
+            "ens+today": head + list(TODAY_X)}[name.removesuffix("+rule")]
 
 
 def ship() -> None:
@@ -297,6 +306,36 @@ def sentence_token() -> dict[str, Any]:
     return shipped("sentence", t, report, "sentence_token.json")
 
 
+def sentence_ensemble(members: int = ENSEMBLE) -> dict[str, Any]:
+    """Judge the head's seed ensemble in the sentence setting by its protocol; ship it if it passed."""
+    t = tables()["sentence"]
+    t["ens"] = tables(members)["sentence"]["head"]  # the same items in the same order, members' mean logits
+    names = ("head+today", "ens+today")
+    report: dict[str, Any] = {"protocol": ENSEMBLE_PROTOCOL, "members": members,
+                              "candidates": judged("sentence", t, names)}
+    old, new = (report["candidates"][n]["test_folds"] for n in names)
+    passed = (new["auroc"] - old["auroc"] >= 0.005 and new["auroc_wice"] - old["auroc_wice"] >= -0.005
+              and (new["at_cut"]["precision"] or 0) >= (old["at_cut"]["precision"] or 0))
+    report["chosen"] = names[1] if passed else names[0]
+    info = ts.WORK / "head_final_ens.json"
+    if not passed:
+        (ts.WORK / "sentence_ensemble.json").write_text(json.dumps(report, indent=1, default=float), encoding="utf-8")
+        print(json.dumps({n: report["candidates"][n]["test_folds"] for n in names} | {"chosen": names[0]}))
+        return report
+    if not info.is_file():
+        raise SystemExit(f"the ensemble passed; export it first: train_support.py final-train --member k "
+                         f"(k = 0..{members - 1}), then train_support.py final --members {members}")
+    out = shipped("sentence", t, report, "sentence_ensemble.json")
+    cfg = json.loads((ts.OUT / "support_head.json").read_text())
+    ens = json.loads(info.read_text())
+    cfg["size_bytes"] = ens.pop("size_bytes")
+    cfg["trained_on"] = {"data": cfg["trained_on"]["data"], **ens}
+    cfg["stacked_on"] = (f"out-of-fold head logits (train_support.py cv, 5 grouped folds; the mean of {members} "
+                         "members, seeds 13+fold+100k) and today's features; see scripts/support/stack_support.py")
+    (ts.OUT / "support_head.json").write_text(json.dumps(cfg, indent=1) + "\n", encoding="utf-8")
+    return out
+
+
 def shipped(setting: str, t: dict[str, Any], report: dict[str, Any], name: str) -> dict[str, Any]:
     """Write the judgement to WORK, refit the chosen candidate on all rows and ship that setting alone."""
     (ts.WORK / name).write_text(json.dumps(report, indent=1, default=float), encoding="utf-8")
@@ -329,10 +368,10 @@ def cv_summary(r: dict[str, Any], setting: str) -> dict[str, Any]:
 def main() -> int:
     """Command line."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("command", choices=["today", "select", "ship", "claim", "sentence"])
+    p.add_argument("command", choices=["today", "select", "ship", "claim", "sentence", "ensemble"])
     args = p.parse_args()
     {"today": today_features, "select": select, "ship": ship, "claim": claim_token,
-     "sentence": sentence_token}[args.command]()
+     "sentence": sentence_token, "ensemble": sentence_ensemble}[args.command]()
     return 0
 
 

@@ -5,6 +5,14 @@
     python train_support.py final-train               # train the head on everything
     python train_support.py evaluate                  # figures per data set, per fold -> work/cv.json
     python train_support.py final                     # export ONNX + support_head.json
+    python train_support.py cv --member 1             # member k of a seed ensemble (seed + 100 k)
+    python train_support.py final-train --member 1    # the final member k
+    python train_support.py final --members 3         # export the members' mean as one ONNX
+
+What ships since stop 34 is the seed ensemble: `cv --member k` and `final-train --member k` for
+k = 0, 1, 2 (two processes with one thread each: cv 7 min, final-train 3 min a member on two idle
+cores), `final --members 3`, then `stack_support.py today` and `ensemble` (judged, sentence LR refit
+on the members' mean out-of-fold logits, shipped).
 
 Data: /work/shared/data/scifact/claims_train.jsonl (1,261 claim-abstract pairs) and
 /work/shared/data/wice/dev.jsonl (1,043 claim-chunk rows), turned into (claim, source sentences)
@@ -64,6 +72,7 @@ HERE = Path(__file__).resolve().parent
 WORK = Path(os.environ.get("SUPPORT_WORK", HERE / "work"))  # caches and out-of-fold predictions (not in git)
 OUT = HERE.parent.parent / "nonseq" / "data"  # where the head ships
 SEED, FOLDS, TUNE_FOLD = 13, 5, 4
+MEMBER_SEED = 100  # member k of a seed ensemble trains with seed + 100 k
 D, DROPOUT, LR, WD, BATCH, R_WEIGHT = 128, 0.1, 1e-3, 0.01, 32, 0.5
 EPOCHS = 6
 FINAL_SEED = 1000
@@ -97,6 +106,19 @@ class Head(nn.Module):
         pooled = torch.cat([(w.unsqueeze(-1) * g).sum(1), (g + (1.0 - cm) * -1e4).max(1).values,
                             (g + (1.0 - cm) * 1e4).min(1).values], dim=-1)
         return self.out(pooled)
+
+
+class Ensemble(nn.Module):
+    """Heads trained with different seeds; their logits averaged (what ships as one ONNX graph)."""
+
+    def __init__(self, heads: list[Head]) -> None:
+        super().__init__()
+        self.heads = nn.ModuleList(heads)
+
+    def forward(self, claim: torch.Tensor, claim_mask: torch.Tensor, source: torch.Tensor,
+                source_mask: torch.Tensor) -> torch.Tensor:
+        """The members' mean (B, 2) logits."""
+        return torch.stack([h(claim, claim_mask, source, source_mask) for h in self.heads]).mean(0)
 
 
 def log(msg: str) -> None:
@@ -265,8 +287,13 @@ def fold_predictions(model: Head, fold: int, epoch: int) -> dict[str, Any]:
             "items": items}
 
 
-def run_cv(folds: list[int], epochs: int, save_epochs: set[int]) -> None:
-    """Train on the other folds and predict each listed fold after each epoch in save_epochs."""
+def pred_path(fold: int, epoch: int, member: int = 0) -> Path:
+    """Where one member's out-of-fold predictions of a fold are saved (member 0: the single head)."""
+    return WORK / (f"pred_fold{fold}_e{epoch}.json" if member == 0 else f"pred_fold{fold}_e{epoch}_m{member}.json")
+
+
+def run_cv(folds: list[int], epochs: int, save_epochs: set[int], member: int = 0) -> None:
+    """Train on the other folds (seed SEED + fold + MEMBER_SEED * member); predict each listed fold."""
     recs = load_records()
     fold_of = assign_folds(recs, FOLDS)
     exs = all_examples()
@@ -279,13 +306,13 @@ def run_cv(folds: list[int], epochs: int, save_epochs: set[int]) -> None:
         def on_epoch(epoch: int, model: Head, fold: int = fold) -> None:
             if epoch in save_epochs:
                 out = fold_predictions(model, fold, epoch)
-                (WORK / f"pred_fold{fold}_e{epoch}.json").write_text(json.dumps(out), encoding="utf-8")
+                pred_path(fold, epoch, member).write_text(json.dumps(out), encoding="utf-8")
 
-        train(train_ex, epochs, SEED + fold, on_epoch)
+        train(train_ex, epochs, SEED + fold + MEMBER_SEED * member, on_epoch)
         log(f"fold {fold}: {len(train_ex)} examples, {time.time() - started:.0f}s")
 
 
-def export(model: Head, path: Path) -> None:
+def export(model: nn.Module, path: Path) -> None:
     """The head as ONNX (opset 17; batch, claim and source lengths dynamic)."""
     model.eval()
     args = (torch.zeros(1, 5, 384), torch.ones(1, 5), torch.zeros(1, 7, 384), torch.ones(1, 7))
@@ -296,20 +323,41 @@ def export(model: Head, path: Path) -> None:
                       dynamic_axes=axes, opset_version=17, dynamo=False)
 
 
-def merged(epoch: int) -> tuple[dict[int, dict[str, Any]], list[dict[str, Any]]]:
-    """Out-of-fold record predictions and sentence items of all folds, tagged with their fold."""
+def merged(epoch: int, members: int = 1) -> tuple[dict[int, dict[str, Any]], list[dict[str, Any]]]:
+    """Out-of-fold record predictions and sentence items of all folds, tagged with their fold.
+
+    With members > 1 the logits are the mean of members 0..members-1 (a seed ensemble); a record's
+    relevance order and its sets' logits stay member 0's.
+    """
     rows, items = {}, []
-    for p in load_preds(epoch):
+    for p in load_preds(epoch, members):
         for i, row in p["records"].items():
             rows[int(i)] = row | {"fold": p["fold"]}
         items += [it | {"fold": p["fold"]} for it in p["items"]]
     return rows, items
 
 
-def load_preds(epoch: int) -> list[dict[str, Any]]:
-    """The saved out-of-fold predictions of every fold at one epoch."""
-    return [json.loads((WORK / f"pred_fold{f}_e{epoch}.json").read_text()) for f in range(FOLDS)
-            if (WORK / f"pred_fold{f}_e{epoch}.json").is_file()]
+def load_preds(epoch: int, members: int = 1) -> list[dict[str, Any]]:
+    """The saved out-of-fold predictions of every fold at one epoch (averaged over members)."""
+    out = []
+    for f in range(FOLDS):
+        paths = [pred_path(f, epoch, m) for m in range(members)]
+        if all(p.is_file() for p in paths):
+            preds = [json.loads(p.read_text()) for p in paths]
+            out.append(mean_predictions(preds) if members > 1 else preds[0])
+    return out
+
+
+def mean_predictions(preds: list[dict[str, Any]]) -> dict[str, Any]:
+    """One fold's predictions with each logit averaged over the members (member 0's other fields)."""
+    first = preds[0]
+    for i, it in enumerate(first["items"]):
+        for k in ("s", "r"):
+            it[k] = round(float(np.mean([p["items"][i][k] for p in preds])), 4)
+    for key, row in first["records"].items():
+        for k in ("whole", "s", "r"):
+            row[k] = np.mean([p["records"][key][k] for p in preds], axis=0).round(4).tolist()
+    return first
 
 
 def stack_row(claim: str, units: list[str], head: dict[str, float]) -> dict[str, float]:
@@ -511,13 +559,19 @@ def contradiction_examples(tab: dict[str, Any], s: np.ndarray, report: dict[str,
     report["contradiction_examples"] = found[:20]
 
 
-def final_train(epochs: int = EPOCHS) -> None:
-    """Train the head on every example (seed FINAL_SEED); save its weights."""
+def final_path(member: int, ext: str) -> Path:
+    """Where a final member's weights (.pt) or training record (.json) are saved."""
+    return WORK / (f"head_final.{ext}" if member == 0 else f"head_final_m{member}.{ext}")
+
+
+def final_train(epochs: int = EPOCHS, member: int = 0) -> None:
+    """Train the head on every example (seed FINAL_SEED + MEMBER_SEED * member); save its weights."""
     exs = all_examples()["final"]
     started = time.time()
-    model = train(exs, epochs, FINAL_SEED)
-    torch.save(model.state_dict(), WORK / "head_final.pt")
-    (WORK / "head_final.json").write_text(json.dumps({"examples": len(exs), "epochs": epochs,
+    seed = FINAL_SEED + MEMBER_SEED * member
+    model = train(exs, epochs, seed)
+    torch.save(model.state_dict(), final_path(member, "pt"))
+    final_path(member, "json").write_text(json.dumps({"examples": len(exs), "epochs": epochs, "seed": seed,
                                                       "seconds": round(time.time() - started)}), encoding="utf-8")
     log(f"final: {len(exs)} examples, {time.time() - started:.0f}s")
 
@@ -538,24 +592,44 @@ def final() -> None:
     log(f"exported {cfg['size_bytes']} bytes")
 
 
+def final_ensemble(members: int) -> None:
+    """Export the final members' mean as one ONNX to nonseq/data/; its provenance -> WORK/head_final_ens.json."""
+    heads = []
+    for m in range(members):
+        head = Head()
+        head.load_state_dict(torch.load(final_path(m, "pt")))
+        heads.append(head)
+    export(Ensemble(heads), OUT / "support_head.onnx")
+    infos = [json.loads(final_path(m, "json").read_text()) for m in range(members)]
+    info = {"members": members, "seeds": [FINAL_SEED + MEMBER_SEED * m for m in range(members)],
+            "examples": infos[0]["examples"], "epochs": infos[0]["epochs"],
+            "seconds": sum(i["seconds"] for i in infos), "size_bytes": (OUT / "support_head.onnx").stat().st_size}
+    (WORK / "head_final_ens.json").write_text(json.dumps(info, indent=1), encoding="utf-8")
+    log(f"exported {members} members, {info['size_bytes']} bytes")
+
+
 def main() -> int:
     """Command line."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("command", choices=["states", "cv", "final-train", "evaluate", "final"])
     p.add_argument("--folds", default=",".join(map(str, range(FOLDS))))
     p.add_argument("--epochs", type=int, default=EPOCHS)
+    p.add_argument("--member", type=int, default=0, help="cv, final-train: which member of a seed ensemble")
+    p.add_argument("--members", type=int, default=1, help="final: export the mean of this many members")
     args = p.parse_args()
     torch.set_num_threads(int(os.environ.get("TORCH_THREADS", "1")))
     if args.command == "states":
         build_states()
     elif args.command == "cv":
-        run_cv([int(f) for f in args.folds.split(",")], args.epochs, {args.epochs})
+        run_cv([int(f) for f in args.folds.split(",")], args.epochs, {args.epochs}, args.member)
     elif args.command == "final-train":
-        final_train(args.epochs)
+        final_train(args.epochs, args.member)
     elif args.command == "evaluate":
         report = evaluate(args.epochs)
         (WORK / "cv.json").write_text(json.dumps(report, indent=1, default=float), encoding="utf-8")
         print(json.dumps(report["chosen"]))
+    elif args.members > 1:
+        final_ensemble(args.members)
     else:
         final()
     return 0
