@@ -4,7 +4,7 @@
     python stack_support.py select    # grouped OOF figures of every candidate -> WORK/stack.json
     python stack_support.py ship      # fit the chosen LRs on all OOF rows -> nonseq/data/support_head.json
     python stack_support.py claim     # the claim level alone (no head needed): token recall judged, refit, shipped
-    python stack_support.py sentence  # the sentence setting alone: its token recall judged, refit, shipped
+    python stack_support.py sentence  # the sentence setting's token recall judged; shipped only if it passed
     python stack_support.py ensemble  # the sentence setting over the head's seed ensemble: judged, shipped if passed
 
 Needs the out-of-fold head predictions of `train_support.py cv` (WORK/pred_fold*_e6.json) and the
@@ -27,7 +27,7 @@ recomputed (`train_support.py states` and `cv`); one candidate, the shipped head
 tok_recall; folds 0-2 reported only; judged once on folds 3-4 (each scored by an LR fitted on the
 other four); shipped only if there the sentence AUROC rose by >= 0.005, the WiCE sentence AUROC
 fell by no more than 0.005 and precision at the cross-fitted cut did not fall. `sentence` reproduces
-that judgement and ships the sentence setting alone.
+that judgement (it failed) and would ship the sentence setting alone only if it passed.
 """
 
 from __future__ import annotations
@@ -293,34 +293,40 @@ def claim_token() -> dict[str, Any]:
     return shipped("claim", t, report, "claim_token.json")
 
 
-def sentence_token() -> dict[str, Any]:
-    """Judge the token recall in the sentence setting by its protocol; ship the sentence setting it chose."""
-    t = tables()["sentence"]
-    names = ("head+today", "head+today+tok")
-    report: dict[str, Any] = {"protocol": __doc__.split("\n\n")[-1].strip(),
-                              "candidates": judged("sentence", t, names)}
+def sentence_judgement(t: dict[str, Any], names: tuple[str, str], protocol: str,
+                       out: str) -> tuple[dict[str, Any], bool]:
+    """Judge a sentence-setting candidate against the baseline by stop 34's rule; a failed one is recorded only.
+
+    The rule: on folds 3-4 the sentence AUROC rises >= 0.005, the WiCE sentence AUROC falls <= 0.005
+    and precision at the cross-fitted cut does not fall. A failure leaves support_head.json as it is.
+    """
+    report: dict[str, Any] = {"protocol": protocol, "candidates": judged("sentence", t, names)}
     old, new = (report["candidates"][n]["test_folds"] for n in names)
     passed = (new["auroc"] - old["auroc"] >= 0.005 and new["auroc_wice"] - old["auroc_wice"] >= -0.005
               and (new["at_cut"]["precision"] or 0) >= (old["at_cut"]["precision"] or 0))
     report["chosen"] = names[1] if passed else names[0]
-    return shipped("sentence", t, report, "sentence_token.json")
+    if not passed:
+        (ts.WORK / out).write_text(json.dumps(report, indent=1, default=float), encoding="utf-8")
+        print(json.dumps({n: report["candidates"][n]["test_folds"] for n in names} | {"chosen": names[0]}))
+    return report, passed
+
+
+def sentence_token() -> dict[str, Any]:
+    """Judge the token recall in the sentence setting by its protocol; ship the sentence setting if it passed."""
+    t = tables()["sentence"]
+    report, passed = sentence_judgement(t, ("head+today", "head+today+tok"), __doc__.split("\n\n")[-1].strip(),
+                                        "sentence_token.json")
+    return shipped("sentence", t, report, "sentence_token.json") if passed else report
 
 
 def sentence_ensemble(members: int = ENSEMBLE) -> dict[str, Any]:
     """Judge the head's seed ensemble in the sentence setting by its protocol; ship it if it passed."""
     t = tables()["sentence"]
     t["ens"] = tables(members)["sentence"]["head"]  # the same items in the same order, members' mean logits
-    names = ("head+today", "ens+today")
-    report: dict[str, Any] = {"protocol": ENSEMBLE_PROTOCOL, "members": members,
-                              "candidates": judged("sentence", t, names)}
-    old, new = (report["candidates"][n]["test_folds"] for n in names)
-    passed = (new["auroc"] - old["auroc"] >= 0.005 and new["auroc_wice"] - old["auroc_wice"] >= -0.005
-              and (new["at_cut"]["precision"] or 0) >= (old["at_cut"]["precision"] or 0))
-    report["chosen"] = names[1] if passed else names[0]
+    report, passed = sentence_judgement(t, ("head+today", "ens+today"), ENSEMBLE_PROTOCOL, "sentence_ensemble.json")
+    report["members"] = members
     info = ts.WORK / "head_final_ens.json"
     if not passed:
-        (ts.WORK / "sentence_ensemble.json").write_text(json.dumps(report, indent=1, default=float), encoding="utf-8")
-        print(json.dumps({n: report["candidates"][n]["test_folds"] for n in names} | {"chosen": names[0]}))
         return report
     if not info.is_file():
         raise SystemExit(f"the ensemble passed; export it first: train_support.py final-train --member k "
