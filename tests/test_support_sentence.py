@@ -38,7 +38,7 @@ def test_paraphrase_is_supported(checker: SupportChecker) -> None:
 def test_looser_paraphrase_is_supported(checker: SupportChecker) -> None:
     """A true paraphrase in other words (drug/medication, elderly/older) clears the precision cut.
 
-    The single head missed it (a strict xfail until stop 34); the seed ensemble of three heads calls it
+    The single head missed it (recorded as a known miss until stop 34); the seed ensemble of three heads calls it
     supported. Recall at the cut is still low (about 12% out of fold): most looser paraphrases are missed.
     """
     r = checker.check("The drug reduced blood pressure in elderly patients.", DRUG)

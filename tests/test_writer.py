@@ -237,22 +237,25 @@ def test_a_weakly_supported_restatement_is_quoted_and_a_quotation_needs_no_score
     assert next(r for r in lenient if "Keck" in r.unit.text).made == "generated"
 
 
-def scripted_unit(embed: Any, text: str, script: dict[str, list[str]], key: str) -> Any:
-    """The record of the unit holding key when a scripted model writes a one-page plan of text."""
-    plan = build_plan(make_pack([text]), schema(), embed, PlanSettings())
+KECK = "Scientists using the W. M. Keck Observatory in Hawaii detected water vapour above Europa."
+
+
+def retried_unit(embed: Any, line: str, script: dict[str, list[str]], key: str, reason: str) -> Any:
+    """The record of the unit holding key when a scripted model writes a page (KECK, then line): the
+    model's first wording failed the rules for reason alone, and the retry was used."""
+    plan = build_plan(make_pack([f"{KECK}\n{line}"]), schema(), embed, PlanSettings())
     records = Composer(ScriptedLLM(script), Verifier(OverlapSupport(), 0.5)).run(plan)
-    return next(r for r in records if key in r.unit.text)
+    rec = next(r for r in records if key in r.unit.text)
+    assert rec.made == "repaired" and rec.attempts[0].verdict.reasons == [reason], rec
+    return rec
 
 
 def test_a_restatement_that_drops_a_hedge_is_retried_and_one_that_keeps_it_stays(embed: Any) -> None:
     """A source's "may" lost in the model's words fails the rules; the literal retry that keeps it is used."""
-    text = ("Scientists using the W. M. Keck Observatory in Hawaii detected water vapour above Europa.\n"
-            "The plumes may reach 200 kilometres above the icy surface of Europa, in short bursts.")
+    line = "The plumes may reach 200 kilometres above the icy surface of Europa, in short bursts."
     script = {"200 kilometres": ["The plumes reach 200 kilometres above the icy surface of Europa.",
                                  "The plumes may reach 200 kilometres above the icy surface of Europa."]}
-    rec = scripted_unit(embed, text, script, "200")
-    assert rec.made == "repaired" and "may reach" in rec.text
-    assert rec.attempts[0].verdict.reasons == ["hedge lost: may"]
+    assert "may reach" in retried_unit(embed, line, script, "200", "hedge lost: may").text
 
     verifier = Verifier(OverlapSupport(), 0.5)
     hedged = "NASA's Europa Clipper will study the moon on 45 flybys and perhaps find signs of life in its ocean."
@@ -270,13 +273,11 @@ def test_a_restatement_that_drops_a_hedge_is_retried_and_one_that_keeps_it_stays
 
 def test_a_restatement_that_brings_in_words_is_retried_and_a_synonym_stays(embed: Any) -> None:
     """Two content words the sources lack fail the rules ("The company showed..."); one synonym does not."""
-    text = ("Scientists using the W. M. Keck Observatory in Hawaii detected water vapour above Europa.\n"
-            "In the simulation, researchers see phenomena that had not been programmed into the code of Europa.")
+    line = "In the simulation, researchers see phenomena that had not been programmed into the code of Europa."
     script = {"simulation": ["The company showed phenomena that had not been programmed into the code of Europa.",
                              "In the simulation researchers see phenomena not programmed into the code of Europa."]}
-    rec = scripted_unit(embed, text, script, "simulation")
-    assert rec.made == "repaired" and rec.text.startswith("In the simulation researchers see")
-    assert rec.attempts[0].verdict.reasons == ["brings in words: compani, show"]
+    rec = retried_unit(embed, line, script, "simulation", "brings in words: compani, show")
+    assert rec.text.startswith("In the simulation researchers see")
 
     verifier = Verifier(OverlapSupport(), 0.5)
     source = "Consumers who sought help on launch day faced telephone wait times that exceeded two hours."
@@ -288,13 +289,10 @@ def test_a_restatement_that_brings_in_words_is_retried_and_a_synonym_stays(embed
 
 def test_a_restatement_that_drops_an_attribution_is_retried_and_one_that_keeps_it_stays(embed: Any) -> None:
     """What a source says someone said, stated as a fact, fails the rules; the retry that keeps "said" is used."""
-    text = ("Scientists using the W. M. Keck Observatory in Hawaii detected water vapour above Europa.\n"
-            "The plumes reach 200 kilometres above the icy surface of Europa, the lead author Lucas Paganini said.")
+    line = "The plumes reach 200 kilometres above the icy surface of Europa, the lead author Lucas Paganini said."
     script = {"200 kilometres": ["The plumes reach 200 kilometres above the icy surface of Europa.",
                                  "Lucas Paganini said the plumes reach 200 kilometres above the icy surface."]}
-    rec = scripted_unit(embed, text, script, "200")
-    assert rec.made == "repaired" and rec.text.startswith("Lucas Paganini said")
-    assert rec.attempts[0].verdict.reasons == ["attribution lost: said"]
+    assert retried_unit(embed, line, script, "200", "attribution lost: said").text.startswith("Lucas Paganini said")
 
     verifier = Verifier(OverlapSupport(), 0.5)
     source = "Officials reported that the plague outbreak in Inner Mongolia had been contained."
