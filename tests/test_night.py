@@ -3,6 +3,7 @@ the LLM down while writing, and a night run killed (SIGKILL) at random points th
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import random
@@ -20,7 +21,8 @@ from nonseq import lock, queue
 from nonseq.config import load_settings
 from nonseq.errors import BackendError, UsageError
 from nonseq.models import Stage
-from nonseq.pipeline.night import NightOptions, parse_until, plan, run_night
+from nonseq.pipeline.night import NightOptions, TopicTimeout, parse_until, plan, run_night, time_limit
+from nonseq.pipeline.research import run_interruptible
 from nonseq.workspace import Workspace
 from tests.web import LocalWeb, free_port
 
@@ -122,12 +124,65 @@ def test_write_with_the_llm_down_fails_and_resumes_at_the_gate(cli: Any, night_e
                      "researched", "gated", "writing", "failed"]
 
 
+def test_the_time_limit_lets_an_import_finish_then_fails_the_topic(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A limit that passes mid-import waits for it (a module cut in half stays broken), then raises."""
+    (tmp_path / "slow_module_for_the_limit.py").write_text(
+        "import signal\n"
+        "while signal.getitimer(signal.ITIMER_REAL)[0] > 0:\n    pass\n"
+        "for _ in range(10_000):\n    pass\n"  # the alarm's handler runs in here
+        "done = True\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "slow_module_for_the_limit", raising=False)
+    with pytest.raises(TopicTimeout), time_limit(0.05):
+        import slow_module_for_the_limit  # noqa: F401
+        give_up = datetime.now() + timedelta(seconds=60)
+        while datetime.now() < give_up:  # the limit comes back once the import is done
+            pass
+    assert sys.modules["slow_module_for_the_limit"].done
+
+
+class _Alarm(BaseException):
+    """What the test's SIGALRM handler raises (like the night's TopicTimeout)."""
+
+
+def test_an_alarm_inside_the_fetch_loop_still_reaches_the_caller() -> None:
+    """The time limit's alarm can land inside an asyncio callback (a socket read, a scheduled call);
+    asyncio logs an exception raised there and goes on, so the limit would be lost."""
+    def expire(_signum: int, _frame: Any) -> None:
+        raise _Alarm
+
+    def busy_until_the_timer_fires() -> None:  # a callback of the loop, running when the alarm lands
+        while signal.getitimer(signal.ITIMER_REAL)[0] > 0:
+            pass
+        for _ in range(10_000):  # the handler runs at the next check for signals, still in here
+            pass
+
+    async def work() -> str:
+        asyncio.get_running_loop().call_soon(busy_until_the_timer_fires)
+        for _ in range(3):
+            await asyncio.sleep(0)
+        return "finished"
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.05)
+        with pytest.raises(_Alarm):
+            run_interruptible(work())
+        assert signal.getsignal(signal.SIGALRM) is expire  # the caller's handler is back
+        assert run_interruptible(work()) == "finished"  # no alarm: the work's result
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def test_topic_time_limit_fails_it_for_a_retry_next_night(night_env: Path) -> None:
     with Workspace(load_settings()) as ws:
         topic = queue.add_topic(ws.db, STADIA, "software", ws.categories)
         with ws.lock("night"):
             summary = run_night(ws, NightOptions(max_topics=5, topic_timeout=0.3, retries=2))
-        assert summary.exit_code == 4 and summary.entries[0].error.startswith("time limit")
+        assert summary.exit_code == 4 and summary.entries[0].error.startswith("time limit"), \
+            summary.entries[0].error
         assert queue.get_topic(ws.db, topic.id).stage is Stage.FAILED
         assert [t.id for t in plan(ws, retries=2)] == [topic.id]  # retried next night
         until = datetime.now() - timedelta(seconds=1)

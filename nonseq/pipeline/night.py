@@ -141,14 +141,35 @@ def preflight(ws: Workspace, topics: list[Topic]) -> str:
     return backends_down(ws, need_search=any(t.stage in NEEDS_SEARCH for t in topics))
 
 
+#: Seconds to wait before raising again when the limit passes in the middle of an import.
+IMPORT_GRACE = 0.05
+
+
+def importing(frame: Any) -> bool:
+    """Is an import running in this frame or its callers? (cut in half, a module stays broken)."""
+    while frame is not None:
+        if frame.f_code.co_filename.startswith("<frozen importlib"):
+            return True
+        frame = frame.f_back
+    return False
+
+
 @contextmanager
 def time_limit(seconds: float) -> Iterator[None]:
-    """Raise TopicTimeout in this (main) thread after `seconds`; no limit off the main thread."""
+    """Raise TopicTimeout in this (main) thread after `seconds`; no limit off the main thread.
+
+    Past the limit in the middle of an import, it waits for the import to end: an exception raised
+    inside a module's initialisation becomes an ImportError and can leave the module unusable for
+    the rest of the run. The fetch loop holds the alarm until the loop stops (`run_interruptible`).
+    """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
-    def expire(_signum: int, _frame: Any) -> None:
+    def expire(_signum: int, frame: Any) -> None:
+        if importing(frame):
+            signal.setitimer(signal.ITIMER_REAL, IMPORT_GRACE)
+            return
         raise TopicTimeout
 
     previous = signal.signal(signal.SIGALRM, expire)

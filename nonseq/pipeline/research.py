@@ -159,32 +159,48 @@ def run_interruptible(work: Coroutine[Any, Any, T]) -> T:
 
     The loop's own signal handler wakes it even while it waits on sockets, the cancellation reaches
     the fetches in flight (they are cancelled, not awaited), and an interrupt that lands while the
-    work is finishing is still an interrupt, never swallowed.
+    work is finishing is still an interrupt, never swallowed. An alarm (SIGALRM: the night's time
+    limit) is held the same way: asyncio would swallow the exception its handler raises inside a
+    callback or a socket read, so while the loop runs the alarm only cancels the work, and the
+    caller's handler is called once the loop has stopped, where its exception reaches the caller.
     """
     with asyncio.Runner() as runner:
         loop = runner.get_loop()
         task = loop.create_task(work)
         interrupted: list[bool] = []
+        alarmed: list[bool] = []
 
         def on_sigint() -> None:
             interrupted.append(True)
             task.cancel()
 
+        def on_alarm(_signum: int, _frame: Any) -> None:
+            alarmed.append(True)
+            loop.call_soon_threadsafe(task.cancel)
+
         handled = threading.current_thread() is threading.main_thread()
+        alarm = signal.getsignal(signal.SIGALRM) if handled else None
         if handled:
             loop.add_signal_handler(signal.SIGINT, on_sigint)
+        if callable(alarm):
+            signal.signal(signal.SIGALRM, on_alarm)
         try:
-            result = loop.run_until_complete(task)
-        except asyncio.CancelledError:
+            loop.run_until_complete(task)
+        except (asyncio.CancelledError, Exception):
             if interrupted:
                 raise KeyboardInterrupt from None
-            raise
+            if not alarmed:
+                raise
         finally:
             if handled:
                 loop.remove_signal_handler(signal.SIGINT)
+            if callable(alarm):
+                signal.signal(signal.SIGALRM, alarm)
         if interrupted:
             raise KeyboardInterrupt
-        return result
+        if alarmed and callable(alarm):
+            alarm(signal.SIGALRM, None)  # the caller's handler raises here, outside the loop
+        return task.result()
 
 
 def _start(ws: Workspace, topic: Topic) -> tuple[Topic, bool]:
