@@ -97,8 +97,8 @@ def test_a_slow_consumer_holds_at_most_concurrency_pages(local_web: LocalWeb, re
 HOSTILE = [
     ("/huge", Outcome.TOO_LARGE, "cut"),
     ("/huge-declared", Outcome.TOO_LARGE, "Content-Length"),
-    ("/slow?s=5", Outcome.TIMEOUT, "within"),
-    ("/slow-body?s=5", Outcome.TIMEOUT, "within"),
+    ("/slow?s=30", Outcome.TIMEOUT, "within"),
+    ("/slow-body?s=30", Outcome.TIMEOUT, "within"),
     ("/binary", Outcome.WRONG_TYPE, "PNG image served as text/html"),
     ("/binary-noise", Outcome.WRONG_TYPE, "binary data"),
     ("/loop-a", Outcome.REDIRECTS, "loop"),
@@ -127,7 +127,7 @@ def test_hostile_pages(local_web: LocalWeb, registry: DomainRegistry, path: str,
     assert src.outcome is outcome, (src.outcome, src.reason)
     assert reason in src.reason
     assert page.text is None and src.domain
-    assert time.monotonic() - started < 3
+    assert time.monotonic() - started < 15  # the slow pages would take 30 s: the 0.6 s timeout stopped them
     if outcome is Outcome.HTTP_ERROR:
         assert src.status == int(path.rsplit("/", 1)[1])
 
@@ -277,7 +277,7 @@ def test_fetch_all_refuses_to_run_inside_a_loop(local_web: LocalWeb, registry: D
 def test_abandoned_stream_closes_cleanly(local_web: LocalWeb, registry: DomainRegistry) -> None:
     """Breaking out of stream() cancels the rest and closes the client."""
     fetcher = Fetcher(local_web.fetch_settings(), registry, local_web.resolve)
-    slow = [local_web.url("news-b.test", f"/slow-page?ms=2000&n={i}") for i in range(3)]
+    slow = [local_web.url("news-b.test", f"/slow-page?ms=30000&n={i}") for i in range(3)]
 
     async def run() -> float:
         started = time.monotonic()
@@ -288,7 +288,7 @@ def test_abandoned_stream_closes_cleanly(local_web: LocalWeb, registry: DomainRe
         await fetcher.aclose()
         return time.monotonic() - started
 
-    assert asyncio.run(run()) < 1.5
+    assert asyncio.run(run()) < 15  # the slow pages answer after 30 s: none was waited for
 
 
 def test_body_helpers() -> None:

@@ -156,12 +156,12 @@ def test_server_error_then_success(http_server: Starter) -> None:
 def test_timeout_retries_then_fails(http_server: Starter) -> None:
     """A server slower than the timeout: retried, then 'did not answer'."""
     def route(handler: Any, path: str, query: dict[str, str]) -> None:
-        handler.server.stopping.wait(1.5)
+        handler.server.stopping.wait(10)
 
     started = time.monotonic()
     with pytest.raises(BackendError, match=r"did not answer within 0.3s \(after 2 attempt"):
         SearxClient(fast(http_server(route), timeout=0.3, retries=1)).search("x")
-    assert time.monotonic() - started < 3
+    assert time.monotonic() - started < 10  # two full waits would take 20 s
 
 
 def test_connection_refused() -> None:
