@@ -179,10 +179,11 @@ def run_interruptible(work: Coroutine[Any, Any, T]) -> T:
             loop.call_soon_threadsafe(task.cancel)
 
         handled = threading.current_thread() is threading.main_thread()
-        alarm = signal.getsignal(signal.SIGALRM) if handled else None
+        previous = signal.getsignal(signal.SIGALRM) if handled else None
+        alarm = previous if callable(previous) else None  # the caller's handler, held while the loop runs
         if handled:
             loop.add_signal_handler(signal.SIGINT, on_sigint)
-        if callable(alarm):
+        if alarm:
             signal.signal(signal.SIGALRM, on_alarm)
         try:
             loop.run_until_complete(task)
@@ -194,11 +195,11 @@ def run_interruptible(work: Coroutine[Any, Any, T]) -> T:
         finally:
             if handled:
                 loop.remove_signal_handler(signal.SIGINT)
-            if callable(alarm):
+            if alarm:
                 signal.signal(signal.SIGALRM, alarm)
         if interrupted:
             raise KeyboardInterrupt
-        if alarmed and callable(alarm):
+        if alarmed and alarm:
             alarm(signal.SIGALRM, None)  # the caller's handler raises here, outside the loop
         return task.result()
 
