@@ -4,6 +4,7 @@ the LLM down while writing, and a night run killed (SIGKILL) at random points th
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -190,6 +191,23 @@ def test_topic_time_limit_fails_it_for_a_retry_next_night(night_env: Path) -> No
         assert later.entries == [] and later.not_started == [topic.slug] and later.exit_code == 0
         assert "--until" in later.stopped
 
+
+
+def test_a_lost_alarm_still_ends_the_topic_at_the_next_step(night_env: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the alarm never arrives (a library that catches everything; off the main thread), the
+    topic stops before its next step instead of running to the end."""
+    import nonseq.pipeline.night as night
+
+    monkeypatch.setattr(night, "time_limit", lambda _seconds: contextlib.nullcontext())  # the alarm lost
+    with Workspace(load_settings()) as ws:
+        topic = queue.add_topic(ws.db, STADIA, "software", ws.categories)
+        with ws.lock("night"):
+            summary = run_night(ws, NightOptions(max_topics=5, topic_timeout=0.3, retries=2))
+        entry = summary.entries[0]
+        assert entry.error.startswith("time limit") and entry.transient, entry.error
+        assert entry.article is None and [s["step"] for s in entry.steps] == ["research"], entry.steps
+        assert queue.get_topic(ws.db, topic.id).stage is Stage.FAILED
 
 # --- the crash test -----------------------------------------------------------------------------
 

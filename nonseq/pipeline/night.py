@@ -10,6 +10,7 @@ workspace lock (one night run per workspace).
 from __future__ import annotations
 
 import json
+import math
 import signal
 import threading
 import time
@@ -182,18 +183,26 @@ def time_limit(seconds: float) -> Iterator[None]:
 
 
 class _Steps:
-    """Turns write_topic's progress events into logged steps (start, end, outcome, seconds)."""
+    """Turns write_topic's progress events into logged steps (start, end, outcome, seconds).
 
-    def __init__(self, log: Path, run: int, entry: TopicEntry, echo: Progress | None) -> None:
+    A step does not start past the deadline: the alarm of `time_limit` can be lost where a library
+    catches every exception (asyncio did, in a socket read), and off the main thread there is none.
+    """
+
+    def __init__(self, log: Path, run: int, entry: TopicEntry, echo: Progress | None,
+                 deadline: float = math.inf) -> None:
         self.log, self.run, self.entry, self.echo = log, run, entry, echo
+        self.deadline = deadline  # time.perf_counter() seconds
         self.current: str = ""
         self.started = 0.0
 
     def begin(self, name: str) -> None:
-        """End the running step (ok) and start `name`."""
+        """End the running step (ok) and start `name`; TopicTimeout once the deadline has passed."""
         if name == self.current:
             return
         self.end("ok")
+        if time.perf_counter() > self.deadline:
+            raise TopicTimeout
         self.current, self.started = name, time.perf_counter()
         log_line(self.log, "step_start", run=self.run, topic=self.entry.topic, step=name)
         emit(self.echo, Step(name), Kind.START, self.entry.topic)
@@ -305,9 +314,9 @@ def run_night(ws: Workspace, options: NightOptions | None = None, progress: Prog
             summary.not_started = [t.slug for t in topics[index:]]
             break
         entry = TopicEntry(topic=topic.slug, id=topic.id, title=topic.title)
-        steps = _Steps(log, run_id, entry, progress)
-        log_line(log, "topic_start", run=run_id, topic=topic.slug, stage=str(topic.stage))
         began = time.perf_counter()
+        steps = _Steps(log, run_id, entry, progress, deadline=began + options.topic_timeout)
+        log_line(log, "topic_start", run=run_id, topic=topic.slug, stage=str(topic.stage))
         try:
             with time_limit(options.topic_timeout):
                 run_topic(ws, topic, steps)
