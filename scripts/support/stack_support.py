@@ -7,6 +7,7 @@
     python stack_support.py sentence  # the sentence setting's token recall judged; shipped only if it passed
     python stack_support.py ensemble  # the sentence setting over the head's seed ensemble: judged, shipped if passed
     python stack_support.py snli      # stop 36: the head trained with SNLI pairs, judged (nothing shipped)
+    python stack_support.py ce        # stop 37: the SNLI-tuned cross-encoder as a column, judged (nothing shipped)
 
 Needs the out-of-fold head predictions of `train_support.py cv` (WORK/pred_fold*_e6.json) and the
 final head (`train_support.py final-train` + `final`). Folds: train_support's (5, grouped, seed 0).
@@ -131,7 +132,8 @@ def flagged(t: dict[str, Any]) -> np.ndarray:
 def columns(t: dict[str, Any], name: str) -> np.ndarray:
     """The feature matrix of a candidate: today's features, the head's outputs, or both."""
     parts = {"today": ("today8",), "today+tok": ("today8", "tok"), "head": ("head",), "head+today": ("head", "today"),
-             "head+today+tok": ("head", "today", "tok"), "ens+today": ("ens", "today")}
+             "head+today+tok": ("head", "today", "tok"), "ens+today": ("ens", "today"),
+             "today+tok+ce": ("today8", "tok", "ce"), "head+today+ce": ("head", "today", "ce")}
     table = t | {"today8": t["today"][:, :len(TODAY)]}
     return np.column_stack([table[k] for k in parts[name.removesuffix("+rule")]])
 
@@ -398,6 +400,79 @@ def snli_judgement() -> dict[str, Any]:
     return report
 
 
+CE_PROTOCOL = (
+    "Stop 37, fixed before any figure was read (stop 36's pilot had scored fold 0 with the cross-encoder alone): "
+    "all-MiniLM-L6-v2 fine-tuned end to end (pilot_cross_encoder.py), 1 epoch on a seeded 30,000 SNLI pairs "
+    "(shared by every fold), then 1 epoch on each fold's training pairs; its logit on the fold's records (claim "
+    "vs the whole source) and sentence items is a column 'ce'. Claim level: today+tok+rule vs today+tok+ce+rule; "
+    "sentence setting: head+today vs head+today+ce (member 0: the ensemble's other members are not on this "
+    "machine). Each fold scored by an LR fitted on the other four; judged on folds 1-4. Passed only if the claim "
+    "level's WiCE supported-vs-rest rises >= 0.005 with supported-vs-partial falling <= 0.005; the sentence "
+    "setting's AUROC rises >= 0.005, its WiCE AUROC falls <= 0.005 and precision at the cross-fitted cut does "
+    "not fall. Nothing is shipped by this command.")
+CE_FOLDS = (1, 2, 3, 4)
+
+
+def ce_scores() -> tuple[dict[str, float], dict[tuple[str, str, tuple[str, ...]], float]]:
+    """The cross-encoder's out-of-fold logits (WORK/ce_fold*.json): by record index and by sentence item."""
+    recs: dict[str, float] = {}
+    items: dict[tuple[str, str, tuple[str, ...]], float] = {}
+    for f in range(ts.FOLDS):
+        d = json.loads((ts.WORK / f"ce_fold{f}.json").read_text())
+        recs |= d["records"]
+        items |= {(it["claim"], it["cat"], tuple(it["source"])): it["ce"] for it in d["items"]}
+    return recs, items
+
+
+def at_cross_fitted_cut(t: dict[str, Any], p: np.ndarray, mask: np.ndarray) -> dict[str, Any]:
+    """Precision and recall in the sentence setting at each fold's cut chosen on the other folds, over mask."""
+    y = t["y"].astype(bool)
+    pred = np.zeros(len(y), bool)
+    for f in np.unique(t["fold"]):
+        tr, te = t["fold"] != f, t["fold"] == f
+        pred[te] = p[te] >= choose_cut("sentence", p[tr], y[tr])
+    return {d: ts.prec_rec(pred[mask & sel].astype(float), y[mask & sel], 0.5)
+            for d, sel in (("pooled", np.ones(len(y), bool)), ("wice", t["ds"] == "wice"),
+                           ("scifact", t["ds"] == "scifact"))}
+
+
+def ce_judgement() -> dict[str, Any]:
+    """Stop 37's judgement of the cross-encoder column at both levels (recorded in WORK/ce.json only)."""
+    by_rec, by_item = ce_scores()
+    claim = claim_table()
+    claim["ce"] = np.array([[by_rec[str(i)]] for i in range(len(claim["y"]))])
+    sent = tables()["sentence"]
+    _, items = ts.merged(EPOCH)
+    sent["ce"] = np.array([[by_item[(it["claim"], it["cat"], tuple(it["source"]))]]
+                           for it in items if it["cat"] in HEADLINE])
+    report: dict[str, Any] = {"protocol": CE_PROTOCOL, "claim": {}, "sentence": {}}
+    for setting, t, names, figs in (("claim", claim, ("today+tok+rule", "today+tok+ce+rule"), ts.claim_stack_figures),
+                                    ("sentence", sent, ("head+today", "head+today+ce"), ts.sentence_stack_figures)):
+        judge = np.isin(t["fold"], CE_FOLDS)
+        report[setting]["ce_alone"] = {"judge_folds": figs(t, t["ce"][:, 0], judge),
+                                       "fold_0": figs(t, t["ce"][:, 0], t["fold"] == 0)}
+        for name in names:
+            p = cross_fitted(t, name, setting)
+            r = {"judge_folds": figs(t, p, judge), "fold_0": figs(t, p, t["fold"] == 0),
+                 "pooled": figs(t, p, np.ones(len(p), bool)),
+                 "per_fold": [figs(t, p, t["fold"] == f) for f in range(ts.FOLDS)]}
+            if setting == "sentence":
+                r["judge_folds"]["at_cut"] = at_cross_fitted_cut(t, p, judge)
+            report[setting][name] = r
+    old, new = (report["claim"][n]["judge_folds"]["wice"] for n in ("today+tok+rule", "today+tok+ce+rule"))
+    so, sn = (report["sentence"][n]["judge_folds"] for n in ("head+today", "head+today+ce"))
+    report["passed"] = {
+        "claim": new["auroc_supported_vs_rest"] - old["auroc_supported_vs_rest"] >= 0.005
+        and new["auroc_supported_vs_partial"] - old["auroc_supported_vs_partial"] >= -0.005,
+        "sentence": sn["auroc"] - so["auroc"] >= 0.005 and sn["auroc_wice"] - so["auroc_wice"] >= -0.005
+        and (sn["at_cut"]["pooled"]["precision"] or 0) >= (so["at_cut"]["pooled"]["precision"] or 0)}
+    (ts.WORK / "ce.json").write_text(json.dumps(report, indent=1, default=float), encoding="utf-8")
+    print(json.dumps({"claim_wice_judge_folds": {"today+tok+rule": old, "today+tok+ce+rule": new},
+                      "sentence_judge_folds": {"head+today": so, "head+today+ce": sn},
+                      "passed": report["passed"]}, default=float))
+    return report
+
+
 def shipped(setting: str, t: dict[str, Any], report: dict[str, Any], name: str) -> dict[str, Any]:
     """Write the judgement to WORK, refit the chosen candidate on all rows and ship that setting alone."""
     (ts.WORK / name).write_text(json.dumps(report, indent=1, default=float), encoding="utf-8")
@@ -430,10 +505,11 @@ def cv_summary(r: dict[str, Any], setting: str) -> dict[str, Any]:
 def main() -> int:
     """Command line."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("command", choices=["today", "select", "ship", "claim", "sentence", "ensemble", "snli"])
+    p.add_argument("command", choices=["today", "select", "ship", "claim", "sentence", "ensemble", "snli", "ce"])
     args = p.parse_args()
     {"today": today_features, "select": select, "ship": ship, "claim": claim_token,
-     "sentence": sentence_token, "ensemble": sentence_ensemble, "snli": snli_judgement}[args.command]()
+     "sentence": sentence_token, "ensemble": sentence_ensemble, "snli": snli_judgement,
+     "ce": ce_judgement}[args.command]()
     return 0
 
 
