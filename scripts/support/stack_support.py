@@ -153,17 +153,36 @@ def cross_fitted(t: dict[str, Any], name: str, setting: str) -> np.ndarray:
     return p
 
 
-def f1_cut_report(t: dict[str, Any], p: np.ndarray) -> dict[str, Any]:
-    """Precision and recall at the best-F1 cut chosen on the other folds (the lenient cut), pooled and per set."""
+def cross_fitted_cut_report(t: dict[str, Any], p: np.ndarray, setting: str = "claim",
+                            mask: np.ndarray | None = None) -> dict[str, Any]:
+    """Precision and recall at each fold's cut chosen on the other folds, pooled and per set, over mask.
+
+    The claim setting's cut is the best-F1 (lenient) one; the sentence setting's the precision cut.
+    """
     y = t["y"].astype(bool)
+    mask = np.ones(len(y), bool) if mask is None else mask
     pred = np.zeros(len(y), bool)
     for f in np.unique(t["fold"]):
         tr, te = t["fold"] != f, t["fold"] == f
-        pred[te] = p[te] >= choose_cut("claim", p[tr], y[tr])
-    out = {"pooled": ts.prec_rec(pred.astype(float), y, 0.5)}
+        pred[te] = p[te] >= choose_cut(setting, p[tr], y[tr])
+    out = {"pooled": ts.prec_rec(pred[mask].astype(float), y[mask], 0.5)}
     for d in ("scifact", "wice"):
-        out[d] = ts.prec_rec(pred[t["ds"] == d].astype(float), y[t["ds"] == d], 0.5)
+        sel = mask & (t["ds"] == d)
+        out[d] = ts.prec_rec(pred[sel].astype(float), y[sel], 0.5)
     return out
+
+
+def claim_passes(old: dict[str, Any], new: dict[str, Any]) -> bool:
+    """The claim-level rule: WiCE supported-vs-rest rises >= 0.005, supported-vs-partial falls <= 0.005."""
+    return bool(new["auroc_supported_vs_rest"] - old["auroc_supported_vs_rest"] >= 0.005
+                and new["auroc_supported_vs_partial"] - old["auroc_supported_vs_partial"] >= -0.005)
+
+
+def sentence_passes(old: dict[str, Any], new: dict[str, Any], old_precision: float | None,
+                    new_precision: float | None) -> bool:
+    """Stop 34's sentence rule: AUROC rises >= 0.005, WiCE AUROC falls <= 0.005, precision at the cut holds."""
+    return bool(new["auroc"] - old["auroc"] >= 0.005 and new["auroc_wice"] - old["auroc_wice"] >= -0.005
+                and (new_precision or 0) >= (old_precision or 0))
 
 
 def choose_cut(setting: str, p: np.ndarray, y: np.ndarray) -> float:
@@ -195,7 +214,7 @@ def select() -> dict[str, Any]:
             res[name] = ts.figures_of(t, setting, np.log(np.clip(p, 1e-12, 1) / np.clip(1 - p, 1e-12, 1)))
             res[name]["scores_at_05"] = ts.prec_rec(p, t["y"].astype(bool), 0.5)
             if setting == "sentence":
-                res[name]["f1_cut_cross_fitted"] = f1_cut_report(t, p)
+                res[name]["f1_cut_cross_fitted"] = cross_fitted_cut_report(t, p)
         report["candidates"][setting] = res
         key = (lambda r: r["pooled"]["wice"]["auroc_supported_vs_rest"]) if setting == "claim" else \
             (lambda r: r["pooled"]["auroc"])
@@ -253,7 +272,7 @@ def judged(setting: str, t: dict[str, Any], names: tuple[str, str]) -> dict[str,
         r.pop("clean_folds")
         if setting == "sentence":  # precision at the cut (chosen on the other folds) on the judgement folds
             r["test_folds"]["at_cut"] = pooled_at_cut(r["cut"]["per_fold"], TEST_FOLDS)
-            r["f1_cut_cross_fitted"] = f1_cut_report(t, p)
+            r["f1_cut_cross_fitted"] = cross_fitted_cut_report(t, p)
         r["calibration"] = {d: calibration(p[t["ds"] == d], t["y"][t["ds"] == d]) for d in ("wice", "scifact")}
         out[name] = r
     return out
@@ -290,8 +309,7 @@ def claim_token() -> dict[str, Any]:
     report: dict[str, Any] = {"protocol": __doc__.split("\n\n")[-2].strip(),
                               "candidates": judged("claim", t, ("today+rule", "today+tok+rule"))}
     old, new = (report["candidates"][n]["test_folds"]["wice"] for n in ("today+rule", "today+tok+rule"))
-    passed = (new["auroc_supported_vs_rest"] - old["auroc_supported_vs_rest"] >= 0.005
-              and new["auroc_supported_vs_partial"] - old["auroc_supported_vs_partial"] >= -0.005)
+    passed = claim_passes(old, new)
     report["chosen"] = "today+tok+rule" if passed else "today+rule"
     return shipped("claim", t, report, "claim_token.json")
 
@@ -305,8 +323,7 @@ def sentence_judgement(t: dict[str, Any], names: tuple[str, str], protocol: str,
     """
     report: dict[str, Any] = {"protocol": protocol, "candidates": judged("sentence", t, names)}
     old, new = (report["candidates"][n]["test_folds"] for n in names)
-    passed = (new["auroc"] - old["auroc"] >= 0.005 and new["auroc_wice"] - old["auroc_wice"] >= -0.005
-              and (new["at_cut"]["precision"] or 0) >= (old["at_cut"]["precision"] or 0))
+    passed = sentence_passes(old, new, old["at_cut"]["precision"], new["at_cut"]["precision"])
     report["chosen"] = names[1] if passed else names[0]
     if not passed:
         (ts.WORK / out).write_text(json.dumps(report, indent=1, default=float), encoding="utf-8")
@@ -392,8 +409,7 @@ def snli_judgement() -> dict[str, Any]:
     report["passed"] = {
         "sentence": raw["head_snli"]["sentence"] - raw["head"]["sentence"] >= 0.005
         and raw["head_snli"]["sentence_wice"] - raw["head"]["sentence_wice"] >= -0.005,
-        "claim": new["auroc_supported_vs_rest"] - old["auroc_supported_vs_rest"] >= 0.005
-        and new["auroc_supported_vs_partial"] - old["auroc_supported_vs_partial"] >= -0.005}
+        "claim": claim_passes(old, new)}
     (ts.WORK / "snli.json").write_text(json.dumps(report, indent=1, default=float), encoding="utf-8")
     print(json.dumps({"raw_folds_3_4": raw, "claim_wice_judge_folds_0_2": {"today+tok+rule": old,
                       "head+today+tok+rule": new}, "passed": report["passed"]}, default=float))
@@ -424,18 +440,6 @@ def ce_scores() -> tuple[dict[str, float], dict[tuple[str, str, tuple[str, ...]]
     return recs, items
 
 
-def at_cross_fitted_cut(t: dict[str, Any], p: np.ndarray, mask: np.ndarray) -> dict[str, Any]:
-    """Precision and recall in the sentence setting at each fold's cut chosen on the other folds, over mask."""
-    y = t["y"].astype(bool)
-    pred = np.zeros(len(y), bool)
-    for f in np.unique(t["fold"]):
-        tr, te = t["fold"] != f, t["fold"] == f
-        pred[te] = p[te] >= choose_cut("sentence", p[tr], y[tr])
-    return {d: ts.prec_rec(pred[mask & sel].astype(float), y[mask & sel], 0.5)
-            for d, sel in (("pooled", np.ones(len(y), bool)), ("wice", t["ds"] == "wice"),
-                           ("scifact", t["ds"] == "scifact"))}
-
-
 def ce_judgement() -> dict[str, Any]:
     """Stop 37's judgement of the cross-encoder column at both levels (recorded in WORK/ce.json only)."""
     by_rec, by_item = ce_scores()
@@ -457,15 +461,12 @@ def ce_judgement() -> dict[str, Any]:
                  "pooled": figs(t, p, np.ones(len(p), bool)),
                  "per_fold": [figs(t, p, t["fold"] == f) for f in range(ts.FOLDS)]}
             if setting == "sentence":
-                r["judge_folds"]["at_cut"] = at_cross_fitted_cut(t, p, judge)
+                r["judge_folds"]["at_cut"] = cross_fitted_cut_report(t, p, "sentence", judge)
             report[setting][name] = r
     old, new = (report["claim"][n]["judge_folds"]["wice"] for n in ("today+tok+rule", "today+tok+ce+rule"))
     so, sn = (report["sentence"][n]["judge_folds"] for n in ("head+today", "head+today+ce"))
-    report["passed"] = {
-        "claim": new["auroc_supported_vs_rest"] - old["auroc_supported_vs_rest"] >= 0.005
-        and new["auroc_supported_vs_partial"] - old["auroc_supported_vs_partial"] >= -0.005,
-        "sentence": sn["auroc"] - so["auroc"] >= 0.005 and sn["auroc_wice"] - so["auroc_wice"] >= -0.005
-        and (sn["at_cut"]["pooled"]["precision"] or 0) >= (so["at_cut"]["pooled"]["precision"] or 0)}
+    report["passed"] = {"claim": claim_passes(old, new), "sentence": sentence_passes(
+        so, sn, so["at_cut"]["pooled"]["precision"], sn["at_cut"]["pooled"]["precision"])}
     (ts.WORK / "ce.json").write_text(json.dumps(report, indent=1, default=float), encoding="utf-8")
     print(json.dumps({"claim_wice_judge_folds": {"today+tok+rule": old, "today+tok+ce+rule": new},
                       "sentence_judge_folds": {"head+today": so, "head+today+ce": sn},
