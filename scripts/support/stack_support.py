@@ -39,6 +39,7 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -138,16 +139,25 @@ def columns(t: dict[str, Any], name: str) -> np.ndarray:
     return np.column_stack([table[k] for k in parts[name.removesuffix("+rule")]])
 
 
-def cross_fitted(t: dict[str, Any], name: str, setting: str) -> np.ndarray:
+Scorer = Callable[[np.ndarray, np.ndarray], Callable[[np.ndarray], np.ndarray]]
+
+
+def lr_scorer(x: np.ndarray, y: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    """The shipped stacker: an LR fitted on (x, y), returned as a function giving probabilities."""
+    m = ts.fit_lr(x, y)
+    return lambda z: 1 / (1 + np.exp(-ts.apply_lr(m, z)))
+
+
+def cross_fitted(t: dict[str, Any], name: str, setting: str, scorer: Scorer = lr_scorer) -> np.ndarray:
     """Out-of-fold probabilities of a candidate, with today's rule applied as shipped (x cut)."""
     x = columns(t, name)
     p = np.zeros(len(t["y"]))
     for f in np.unique(t["fold"]):
         tr, te = t["fold"] != f, t["fold"] == f
-        m = ts.fit_lr(x[tr], t["y"][tr])
-        p[te] = 1 / (1 + np.exp(-ts.apply_lr(m, x[te])))
+        prob = scorer(x[tr], t["y"][tr])
+        p[te] = prob(x[te])
         if name.endswith("+rule"):
-            ptr = 1 / (1 + np.exp(-ts.apply_lr(m, x[tr])))
+            ptr = prob(x[tr])
             cut = choose_cut(setting, np.where(flagged(t)[tr], 0.0, ptr), t["y"][tr].astype(bool))
             p[te] = np.where(flagged(t)[te], p[te] * cut, p[te])
     return p
