@@ -65,8 +65,7 @@ def judge_setting(setting: str, t: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for stacker, scorer in (("lr", st.lr_scorer), ("blend", blend_scorer(names))):
         p = st.cross_fitted(t, name, setting, scorer)
-        r = {"pooled": figs(t, p, np.ones(len(p), bool)),
-             "per_fold": [figs(t, p, t["fold"] == f) for f in range(ts.FOLDS)]}
+        r = st.fold_figures(t, p, figs)
         if setting == "sentence":
             r["at_cut"] = st.cross_fitted_cut_report(t, p, "sentence")
         r["calibration"] = {d: st.calibration(p[t["ds"] == d], t["y"][t["ds"] == d]) for d in ("wice", "scifact")}

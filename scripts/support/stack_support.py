@@ -145,7 +145,18 @@ Scorer = Callable[[np.ndarray, np.ndarray], Callable[[np.ndarray], np.ndarray]]
 def lr_scorer(x: np.ndarray, y: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
     """The shipped stacker: an LR fitted on (x, y), returned as a function giving probabilities."""
     m = ts.fit_lr(x, y)
-    return lambda z: 1 / (1 + np.exp(-ts.apply_lr(m, z)))
+    return lambda z: probability(m, z)
+
+
+def probability(m: dict[str, Any], x: np.ndarray) -> np.ndarray:
+    """P(supported) of a fitted LR's rows."""
+    return 1 / (1 + np.exp(-ts.apply_lr(m, x)))
+
+
+def fold_figures(t: dict[str, Any], p: np.ndarray, figs: Callable[..., dict[str, Any]]) -> dict[str, Any]:
+    """A candidate's figures over every row and per fold."""
+    return {"pooled": figs(t, p, np.ones(len(p), bool)),
+            "per_fold": [figs(t, p, t["fold"] == f) for f in range(ts.FOLDS)]}
 
 
 def cross_fitted(t: dict[str, Any], name: str, setting: str, scorer: Scorer = lr_scorer) -> np.ndarray:
@@ -301,7 +312,7 @@ def refit(setting: str, t: dict[str, Any], name: str) -> dict[str, Any]:
     """A setting's LR on all out-of-fold rows, its features, rule and cut (as support.py reads them)."""
     x, y = columns(t, name), t["y"].astype(bool)
     lr = ts.fit_lr(x, t["y"])
-    p = 1 / (1 + np.exp(-ts.apply_lr(lr, x)))
+    p = probability(lr, x)
     rule = name.endswith("+rule")
     cut = choose_cut(setting, np.where(flagged(t), 0.0, p) if rule else p, y)
     final = np.where(flagged(t), p * cut, p) if rule else p
@@ -467,9 +478,7 @@ def ce_judgement() -> dict[str, Any]:
                                        "fold_0": figs(t, t["ce"][:, 0], t["fold"] == 0)}
         for name in names:
             p = cross_fitted(t, name, setting)
-            r = {"judge_folds": figs(t, p, judge), "fold_0": figs(t, p, t["fold"] == 0),
-                 "pooled": figs(t, p, np.ones(len(p), bool)),
-                 "per_fold": [figs(t, p, t["fold"] == f) for f in range(ts.FOLDS)]}
+            r = {"judge_folds": figs(t, p, judge), "fold_0": figs(t, p, t["fold"] == 0), **fold_figures(t, p, figs)}
             if setting == "sentence":
                 r["judge_folds"]["at_cut"] = cross_fitted_cut_report(t, p, "sentence", judge)
             report[setting][name] = r
