@@ -58,24 +58,11 @@ def blend_scorer(names: list[str]) -> st.Scorer:
 
 def judge_setting(setting: str, t: dict[str, Any]) -> dict[str, Any]:
     """Both stackers' out-of-fold figures in one setting: pooled, per fold and (sentence) at the cut."""
-    figs = ts.claim_stack_figures if setting == "claim" else ts.sentence_stack_figures
     name = CANDIDATES[setting]
     names = st.feature_names(name, setting)
     assert st.columns(t, name).shape[1] == len(names), "feature names out of step with the columns"
-    out: dict[str, Any] = {}
-    for stacker, scorer in (("lr", st.lr_scorer), ("blend", blend_scorer(names))):
-        p = st.cross_fitted(t, name, setting, scorer)
-        r = st.fold_figures(t, p, figs)
-        if setting == "sentence":
-            r["at_cut"] = st.cross_fitted_cut_report(t, p, "sentence")
-        r["calibration"] = {d: st.calibration(p[t["ds"] == d], t["y"][t["ds"] == d]) for d in ("wice", "scifact")}
-        out[stacker] = r
-    return out
-
-
-def folds_fallen(old: list[float], new: list[float]) -> int:
-    """How many folds the candidate scores lower on than the baseline."""
-    return sum(n < o for o, n in zip(old, new, strict=True))
+    return {stacker: st.all_folds(t, name, setting, scorer)
+            for stacker, scorer in (("lr", st.lr_scorer), ("blend", blend_scorer(names)))}
 
 
 def main() -> int:
@@ -84,16 +71,9 @@ def main() -> int:
     report: dict[str, Any] = {"protocol": GBM_PROTOCOL, "claim": judge_setting("claim", claim),
                               "sentence": judge_setting("sentence", sent)}
     c, s = report["claim"], report["sentence"]
-    wice = [[f["wice"]["auroc_supported_vs_rest"] for f in c[k]["per_fold"]] for k in ("lr", "blend")]
-    sent_folds = [[f["auroc"] for f in s[k]["per_fold"]] for k in ("lr", "blend")]
-    report["folds_fallen"] = {"claim_wice": folds_fallen(*wice), "sentence": folds_fallen(*sent_folds)}
-    report["passed"] = {
-        "claim": st.claim_passes(c["lr"]["pooled"]["wice"], c["blend"]["pooled"]["wice"])
-        and report["folds_fallen"]["claim_wice"] <= 2,
-        "sentence": st.sentence_passes(s["lr"]["pooled"], s["blend"]["pooled"],
-                                       s["lr"]["at_cut"]["pooled"]["precision"],
-                                       s["blend"]["at_cut"]["pooled"]["precision"])
-        and report["folds_fallen"]["sentence"] <= 2}
+    verdict = st.all_folds_verdict((c["lr"], c["blend"]), (s["lr"], s["blend"]))
+    report["folds_fallen"], report["passed"] = verdict["folds_fallen"], verdict["passed"]
+    wice, sent_folds = verdict["claim_wice_per_fold"], verdict["sentence_per_fold"]
     (ts.WORK / "gbm.json").write_text(json.dumps(report, indent=1, default=float), encoding="utf-8")
     print(json.dumps({"claim_wice": {k: c[k]["pooled"]["wice"] for k in c},
                       "claim_wice_per_fold": dict(zip(("lr", "blend"), wice, strict=True)),

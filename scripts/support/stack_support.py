@@ -174,6 +174,36 @@ def cross_fitted(t: dict[str, Any], name: str, setting: str, scorer: Scorer = lr
     return p
 
 
+def all_folds(t: dict[str, Any], name: str, setting: str, scorer: Scorer = lr_scorer) -> dict[str, Any]:
+    """A candidate judged on every fold (each scored by a model fitted on the other four): pooled, per fold,
+    (sentence) precision at the cross-fitted cut, and calibration."""
+    p = cross_fitted(t, name, setting, scorer)
+    r = fold_figures(t, p, ts.claim_stack_figures if setting == "claim" else ts.sentence_stack_figures)
+    if setting == "sentence":
+        r["at_cut"] = cross_fitted_cut_report(t, p, "sentence")
+    r["calibration"] = {d: calibration(p[t["ds"] == d], t["y"][t["ds"] == d]) for d in ("wice", "scifact")}
+    return r
+
+
+def folds_fallen(old: list[float], new: list[float]) -> int:
+    """How many folds the candidate scores lower on than the baseline."""
+    return sum(n < o for o, n in zip(old, new, strict=True))
+
+
+def all_folds_verdict(claim: tuple[dict[str, Any], dict[str, Any]],
+                      sentence: tuple[dict[str, Any], dict[str, Any]]) -> dict[str, Any]:
+    """Stop 40's verdict on (baseline, candidate) judged by `all_folds` at both levels: the pooled rules,
+    and the candidate lower on at most 2 of 5 folds (claim: WiCE supported vs the rest; sentence: AUROC)."""
+    wice = [[f["wice"]["auroc_supported_vs_rest"] for f in r["per_fold"]] for r in claim]
+    sent = [[f["auroc"] for f in r["per_fold"]] for r in sentence]
+    fallen = {"claim_wice": folds_fallen(*wice), "sentence": folds_fallen(*sent)}
+    (co, cn), (so, sn) = claim, sentence
+    passed = {"claim": claim_passes(co["pooled"]["wice"], cn["pooled"]["wice"]) and fallen["claim_wice"] <= 2,
+              "sentence": sentence_passes(so["pooled"], sn["pooled"], so["at_cut"]["pooled"]["precision"],
+                                          sn["at_cut"]["pooled"]["precision"]) and fallen["sentence"] <= 2}
+    return {"claim_wice_per_fold": wice, "sentence_per_fold": sent, "folds_fallen": fallen, "passed": passed}
+
+
 def cross_fitted_cut_report(t: dict[str, Any], p: np.ndarray, setting: str = "claim",
                             mask: np.ndarray | None = None) -> dict[str, Any]:
     """Precision and recall at each fold's cut chosen on the other folds, pooled and per set, over mask.

@@ -258,16 +258,44 @@ def unrelated(recs: list[Record], rng: random.Random, share: float = 0.3) -> lis
     return out
 
 
-def training_examples(recs: list[Record], seed: int, full: bool = True) -> list[Example]:
+def partial_claims(pos: list[Example], recs: list[Record], rng: random.Random,
+                   share: float = 0.5, sample: int = 20) -> list[Example]:
+    """Supported pairs made partial: the claim joined with a related claim of another group (same data set).
+
+    Of `sample` claims drawn from the other groups, the one sharing most content words with the
+    claim is appended ("<claim>, and <other claim>", its first letter lower-cased when its first
+    word is a stop word); the source backs only the first part.
+    """
+    pool = {ds: [r for r in recs if r.ds == ds] for ds in {r.ds for r in recs}}
+    out = []
+    for e in pos:
+        if rng.random() >= share:
+            continue
+        others = [r for r in rng.sample(pool[e.ds], min(sample, len(pool[e.ds]))) if r.group != e.group]
+        if not others:
+            continue
+        other = max(others, key=lambda r: overlap(e.claim, r.claim)).claim.strip()
+        first = other.split(" ", 1)[0]
+        other = other[:1].lower() + other[1:] if first.lower() in STOP_WORDS else other  # "The", not "Egr2"
+        joined = f"{e.claim.strip().rstrip('.!?;')}, and {other}"
+        out.append(Example(joined, e.source, 0, e.r, e.ds, e.group, "aug_partial"))
+    return out
+
+
+def training_examples(recs: list[Record], seed: int, full: bool = True, partial: bool = False) -> list[Example]:
     """All training examples of some records (deduplicated by claim and source). Without `full`
     (the cross-encoder's short inputs): no whole-source examples, sets of at most 3 sentences,
-    one non-evidence sentence per record and fewer unrelated sources."""
+    one non-evidence sentence per record and fewer unrelated sources. With `partial`: partial
+    claims too (`partial_claims`, stop 41's candidate; their own rng, so the rest is unchanged)."""
     rng = random.Random(seed)
     out: list[Example] = []
     for rec in recs:
         out += (scifact_examples if rec.ds == "scifact" else wice_examples)(rec, rng, full)
+    pos = [e for e in out if e.s == 1]
     names = sorted({m.group() for rec in recs for m in _NAME.finditer(rec.claim)})
-    out += augment([e for e in out if e.s == 1], names, rng) + unrelated(recs, rng, 0.3 if full else 0.15)
+    out += augment(pos, names, rng) + unrelated(recs, rng, 0.3 if full else 0.15)
+    if partial:
+        out += partial_claims(pos, recs, random.Random(seed + 7919))
     seen: dict[tuple[str, tuple[str, ...]], Example] = {}
     for e in out:
         seen.setdefault((e.claim, tuple(e.source)), e)

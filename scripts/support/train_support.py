@@ -9,6 +9,7 @@
     python train_support.py final-train --member 1    # the final member k
     python train_support.py final --members 3         # export the members' mean as one ONNX
     python train_support.py cv --folds 3 --snli PATH  # plus SNLI pairs in training (stop 36's pilot)
+    python train_support.py cv --partial              # plus partial claims in training (stop 41's candidate)
 
 What ships since stop 34 is the seed ensemble: `cv --member k` and `final-train --member k` for
 k = 0, 1, 2 (two processes with one thread each: cv 7 min, final-train 3 min a member on two idle
@@ -134,24 +135,31 @@ def log(msg: str) -> None:
 #: Extra NLI training pairs (`--snli PATH --snli-pairs N`): added to every fold's training part
 #: and to the final model's, never scored.
 EXTRA: list[Example] = []
+#: Partial claims in every training part (`--partial`, stop 41's candidate; support_data.partial_claims).
+PARTIAL = False
 
 
 def all_examples() -> dict[str, list[Example]]:
     """The training examples of every fold and of the final model (deterministic)."""
     recs = load_records()
     fold_of = assign_folds(recs, FOLDS)
-    out = {f"fold{f}": training_examples([r for r in recs if fold_of[r.group] != f], SEED + f) + EXTRA
-           for f in range(FOLDS)}
-    out["final"] = training_examples(recs, FINAL_SEED) + EXTRA
+    out = {f"fold{f}": training_examples([r for r in recs if fold_of[r.group] != f], SEED + f,
+                                         partial=PARTIAL) + EXTRA for f in range(FOLDS)}
+    out["final"] = training_examples(recs, FINAL_SEED, partial=PARTIAL) + EXTRA
     return out
 
 
 def build_states() -> None:
-    """Encode every claim and sentence once; write work/states.pkl (text -> float16 states)."""
+    """Encode every claim and sentence once; write work/states.pkl (text -> float16 states).
+
+    Texts already in an existing states.pkl are kept, not encoded again.
+    """
     recs = load_records()
     texts = {t for r in recs for t in (r.claim, *r.sentences)}
     for exs in all_examples().values():
         texts.update(t for e in exs for t in (e.claim, *e.source))
+    known = states() if (WORK / "states.pkl").is_file() else {}
+    texts -= known.keys()
     enc = Encoder(threads=int(os.environ.get("ORT_THREADS", "1")), cache_size=10**9)
     started = time.time()
     ordered = sorted(texts, key=len)
@@ -159,10 +167,11 @@ def build_states() -> None:
         enc.states(ordered[start:start + 1024])
         log(f"encoded {min(start + 1024, len(ordered))}/{len(ordered)} texts ({time.time() - started:.0f}s)")
     WORK.mkdir(exist_ok=True)
-    states = {t: v.astype(np.float16) for t, v in enc.cache.items()}
+    encoded = known | {t: v.astype(np.float16) for t, v in enc.cache.items()}
     with (WORK / "states.pkl").open("wb") as fh:
-        pickle.dump(states, fh, protocol=pickle.HIGHEST_PROTOCOL)
-    log(f"{len(states)} texts, {sum(len(v) for v in states.values())} tokens, {time.time() - started:.0f}s")
+        pickle.dump(encoded, fh, protocol=pickle.HIGHEST_PROTOCOL)
+    log(f"{len(encoded)} texts ({len(texts)} new), {sum(len(v) for v in encoded.values())} tokens, "
+        f"{time.time() - started:.0f}s")
 
 
 _STATES: dict[str, np.ndarray] = {}
@@ -633,12 +642,16 @@ def main() -> int:
     p.add_argument("--members", type=int, default=1, help="final: export the mean of this many members")
     p.add_argument("--snli", type=Path, help="states, cv, final-train: SNLI 1.0 jsonl to add to training")
     p.add_argument("--snli-pairs", type=int, default=20_000, help="how many SNLI pairs (a seeded sample)")
+    p.add_argument("--partial", action="store_true", help="states, cv, final-train: add partial claims")
     args = p.parse_args()
     torch.set_num_threads(int(os.environ.get("TORCH_THREADS", "1")))
+    global PRED_TAG, PARTIAL
     if args.snli:
-        global PRED_TAG
         EXTRA.extend(snli_examples(args.snli, args.snli_pairs, SEED))
-        PRED_TAG = "_snli"
+        PRED_TAG += "_snli"
+    if args.partial:
+        PARTIAL = True
+        PRED_TAG += "_partial"
     if args.command == "states":
         build_states()
     elif args.command == "cv":
