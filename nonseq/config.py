@@ -43,6 +43,9 @@ class SearxngSettings(Section):
     categories: str = Field("general", description="SearXNG categories, comma separated")
     timeout: float = Field(15.0, gt=0, le=3600, description="Seconds per request")
     retries: int = Field(3, ge=0, le=10, description="Retries on 429, 5xx and timeouts")
+    probe_timeout: float = Field(
+        1.0, gt=0, le=3600, description="Seconds the menu's status line waits for SearXNG to answer"
+    )
     backoff: float = Field(
         1.0, ge=0, le=60, description="Seconds before the first retry (doubles each retry)"
     )

@@ -10,7 +10,6 @@ import json
 import socket
 import sqlite3
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -81,20 +80,29 @@ def test_without_a_terminal_nonseq_prints_the_help_and_exits(cli: Any) -> None:
         assert "Usage" in result.stdout and "queue" in result.stdout
 
 
-def test_main_menu_appears_at_once_even_when_searxng_hangs(term: Any, isolated: Path,
-                                                           silent_port: int) -> None:
-    (isolated / "config.toml").write_text(f'[searxng]\nurl = "http://127.0.0.1:{silent_port}"\n')
-    started = time.monotonic()
+def test_main_menu_appears_while_a_hung_searxng_probe_still_waits(term: Any, isolated: Path,
+                                                                  silent_port: int) -> None:
+    # The probe may wait ten minutes for the hung SearXNG: a menu that waited for it would never be
+    # drawn within the terminal's wait, so no clock is read here.
+    (isolated / "config.toml").write_text(
+        f'[searxng]\nurl = "http://127.0.0.1:{silent_port}"\nprobe_timeout = 600\n')
     t = term(isolated)
     screen = t.wait("Main menu")
-    shown = time.monotonic() - started
-    t.wait("SearXNG down", timeout=5)  # the hung probe gave up after its 1 s timeout
-    probed = time.monotonic() - started
-    print(f"main menu after {shown:.2f} s, SearXNG probe shown after {probed:.2f} s")
-    assert probed - shown < 3  # the probe never holds the menu back
+    assert "SearXNG …" in screen  # drawn while the probe is still waiting
     for label in ("[1] Queue", "[2] Knowledge", "[3] Night run", "[4] Articles", "[5] Settings",
                   "[q] Quit", "queue: empty", "LLM"):
         assert label in t.screen(), screen
+    t.press("q")
+    assert t.finish() == 0  # quitting does not wait for the probe either
+
+
+def test_status_line_says_searxng_is_down_once_the_hung_probe_gives_up(term: Any, isolated: Path,
+                                                                       silent_port: int) -> None:
+    (isolated / "config.toml").write_text(
+        f'[searxng]\nurl = "http://127.0.0.1:{silent_port}"\nprobe_timeout = 0.5\n')
+    t = term(isolated)
+    t.wait("SearXNG down")
+    assert "SearXNG down" in t.screen() and "[1] Queue" in t.screen()
     t.press("q")
     assert t.finish() == 0
 

@@ -1,7 +1,8 @@
 """The main menu's one-line status: topics per stage, facts to review, SearXNG and the LLM.
 
-The two reachability probes run in background threads with ≤ 1 s timeouts, so the menu appears
-at once; a probe that has not answered yet is shown as "…" and the line is redrawn when it has.
+The two reachability probes run in background threads with short timeouts (1 s; SearXNG's is
+[searxng] probe_timeout), so the menu appears at once; a probe that has not answered yet is shown
+as "…" and the line is redrawn when it has.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from nonseq.errors import NonseqError, StoreError, damaged_database
 from nonseq.index.store import VectorStore
 from nonseq.workspace import Workspace
 
-#: Seconds a status-line probe may take.
+#: Seconds the status line's LLM probe may take.
 PROBE_TIMEOUT = 1.0
 
 
@@ -157,11 +157,12 @@ def backends_down(ws: Workspace, need_search: bool) -> str:
     return ""
 
 
-def searxng_probe(ws: Workspace, timeout: float = PROBE_TIMEOUT) -> str:
-    """'up' or 'down' for [searxng] url (a quick look for a status line)."""
+def searxng_probe(ws: Workspace, timeout: float | None = None) -> str:
+    """'up' or 'down' for [searxng] url within [searxng] probe_timeout (for a status line)."""
     from nonseq.llm.base import http_up
 
-    return "up" if http_up(ws.settings.searxng.url, timeout) else "down"
+    searxng = ws.settings.searxng
+    return "up" if http_up(searxng.url, timeout or searxng.probe_timeout) else "down"
 
 
 def llm_probe(ws: Workspace, timeout: float = PROBE_TIMEOUT) -> str:
