@@ -48,8 +48,10 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+import head_report as hr  # noqa: E402
 import train_support as ts  # noqa: E402
-from support_data import HEADLINE, load_records, sentence_items  # noqa: E402
+from support_data import HEADLINE, assign_folds, load_records, sentence_items  # noqa: E402
+from support_metrics import apply_lr, auroc, claim_stack_figures, cut_for, fit_lr, prec_rec, sentence_stack_figures  # noqa: E402
 
 TODAY = ("cos_top2", "part_cos_min", "cov_pair", "part_mean", "missing_numbers", "missing_names",
          "missing_mass", "missing_max")
@@ -120,7 +122,7 @@ def claim_table() -> dict[str, Any]:
     """The claim level without the head: every record's columns and its fold (train_support's folds)."""
     recs = load_records()
     today = json.loads((ts.WORK / "today_features.json").read_text())
-    fold_of = ts.assign_folds(recs, ts.FOLDS)
+    fold_of = assign_folds(recs, ts.FOLDS)
     return claim_columns(recs, [r["features"] for r in today["records"]]) | \
         {"fold": np.array([fold_of[r.group] for r in recs])}
 
@@ -144,13 +146,13 @@ Scorer = Callable[[np.ndarray, np.ndarray], Callable[[np.ndarray], np.ndarray]]
 
 def lr_scorer(x: np.ndarray, y: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
     """The shipped stacker: an LR fitted on (x, y), returned as a function giving probabilities."""
-    m = ts.fit_lr(x, y)
+    m = fit_lr(x, y)
     return lambda z: probability(m, z)
 
 
 def probability(m: dict[str, Any], x: np.ndarray) -> np.ndarray:
     """P(supported) of a fitted LR's rows."""
-    return 1 / (1 + np.exp(-ts.apply_lr(m, x)))
+    return 1 / (1 + np.exp(-apply_lr(m, x)))
 
 
 def fold_figures(t: dict[str, Any], p: np.ndarray, figs: Callable[..., dict[str, Any]]) -> dict[str, Any]:
@@ -178,7 +180,7 @@ def all_folds(t: dict[str, Any], name: str, setting: str, scorer: Scorer = lr_sc
     """A candidate judged on every fold (each scored by a model fitted on the other four): pooled, per fold,
     (sentence) precision at the cross-fitted cut, and calibration."""
     p = cross_fitted(t, name, setting, scorer)
-    r = fold_figures(t, p, ts.claim_stack_figures if setting == "claim" else ts.sentence_stack_figures)
+    r = fold_figures(t, p, claim_stack_figures if setting == "claim" else sentence_stack_figures)
     if setting == "sentence":
         r["at_cut"] = cross_fitted_cut_report(t, p, "sentence")
     r["calibration"] = {d: calibration(p[t["ds"] == d], t["y"][t["ds"] == d]) for d in ("wice", "scifact")}
@@ -216,10 +218,10 @@ def cross_fitted_cut_report(t: dict[str, Any], p: np.ndarray, setting: str = "cl
     for f in np.unique(t["fold"]):
         tr, te = t["fold"] != f, t["fold"] == f
         pred[te] = p[te] >= choose_cut(setting, p[tr], y[tr])
-    out = {"pooled": ts.prec_rec(pred[mask].astype(float), y[mask], 0.5)}
+    out = {"pooled": prec_rec(pred[mask].astype(float), y[mask], 0.5)}
     for d in ("scifact", "wice"):
         sel = mask & (t["ds"] == d)
-        out[d] = ts.prec_rec(pred[sel].astype(float), y[sel], 0.5)
+        out[d] = prec_rec(pred[sel].astype(float), y[sel], 0.5)
     return out
 
 
@@ -239,7 +241,7 @@ def sentence_passes(old: dict[str, Any], new: dict[str, Any], old_precision: flo
 def choose_cut(setting: str, p: np.ndarray, y: np.ndarray) -> float:
     """The cut: precision >= 0.85 in the sentence setting; best F1 (today's rule) at the claim level."""
     if setting == "sentence":
-        return ts.cut_for(p, y)
+        return cut_for(p, y)
     best, cut = -1.0, 0.5
     for c in np.unique(p):
         pred = p >= c
@@ -262,8 +264,8 @@ def select() -> dict[str, Any]:
         res = {}
         for name in CANDIDATES:
             p = cross_fitted(t, name, setting)
-            res[name] = ts.figures_of(t, setting, np.log(np.clip(p, 1e-12, 1) / np.clip(1 - p, 1e-12, 1)))
-            res[name]["scores_at_05"] = ts.prec_rec(p, t["y"].astype(bool), 0.5)
+            res[name] = hr.figures_of(t, setting, np.log(np.clip(p, 1e-12, 1) / np.clip(1 - p, 1e-12, 1)))
+            res[name]["scores_at_05"] = prec_rec(p, t["y"].astype(bool), 0.5)
             if setting == "sentence":
                 res[name]["f1_cut_cross_fitted"] = cross_fitted_cut_report(t, p)
         report["candidates"][setting] = res
@@ -310,7 +312,7 @@ def calibration(p: np.ndarray, y: np.ndarray, bins: int = 10) -> dict[str, float
 
 def judged(setting: str, t: dict[str, Any], names: tuple[str, str]) -> dict[str, Any]:
     """Both candidates' figures: design folds (among themselves), judgement folds and all folds, out of fold."""
-    figs = ts.claim_stack_figures if setting == "claim" else ts.sentence_stack_figures
+    figs = claim_stack_figures if setting == "claim" else sentence_stack_figures
     out: dict[str, Any] = {}
     tune = {k: v[np.isin(t["fold"], TUNE_FOLDS)] for k, v in t.items()}
     test = np.isin(t["fold"], TEST_FOLDS)
@@ -319,7 +321,7 @@ def judged(setting: str, t: dict[str, Any], names: tuple[str, str]) -> dict[str,
         p = cross_fitted(t, name, setting)  # every fold, fitted on the other four
         logit = np.log(np.clip(p, 1e-12, 1) / np.clip(1 - p, 1e-12, 1))
         r = {"tune_folds": figs(tune, p_tune, np.ones(len(p_tune), bool)), "test_folds": figs(t, p, test),
-             **ts.figures_of(t, setting, logit)}
+             **hr.figures_of(t, setting, logit)}
         r.pop("clean_folds")
         if setting == "sentence":  # precision at the cut (chosen on the other folds) on the judgement folds
             r["test_folds"]["at_cut"] = pooled_at_cut(r["cut"]["per_fold"], TEST_FOLDS)
@@ -341,14 +343,14 @@ def pooled_at_cut(per_fold: dict[str, Any], folds: tuple[int, ...]) -> dict[str,
 def refit(setting: str, t: dict[str, Any], name: str) -> dict[str, Any]:
     """A setting's LR on all out-of-fold rows, its features, rule and cut (as support.py reads them)."""
     x, y = columns(t, name), t["y"].astype(bool)
-    lr = ts.fit_lr(x, t["y"])
+    lr = fit_lr(x, t["y"])
     p = probability(lr, x)
     rule = name.endswith("+rule")
     cut = choose_cut(setting, np.where(flagged(t), 0.0, p) if rule else p, y)
     final = np.where(flagged(t), p * cut, p) if rule else p
     out = lr | {"candidate": name, "features": feature_names(name, setting),
                 "rule": list(RULE) if rule else [], "cut": round(cut, 4),
-                "at_cut_in_sample": ts.prec_rec(final, y, cut)}
+                "at_cut_in_sample": prec_rec(final, y, cut)}
     if setting == "sentence":  # the lenient cut (best F1, as at the claim level) for callers that ask for it
         out["cut_f1"] = round(choose_cut("claim", p, y), 4)
     return out
@@ -434,10 +436,10 @@ def raw_head_figures(rows: dict[int, dict[str, Any]], items: list[dict[str, Any]
     near = np.isin(cat, ("sf_support_rationale", "sf_contradict_rationale"))
     claims = [(row["whole"][0], recs[i].positive) for i, row in rows.items()
               if row["fold"] in folds and recs[i].ds == "wice"]
-    return {"sentence": ts.auroc(s, y), "sentence_wice": ts.auroc(s[ds == "wice"], y[ds == "wice"]),
-            "sentence_scifact": ts.auroc(s[ds == "scifact"], y[ds == "scifact"]),
-            "scifact_support_vs_contradict": ts.auroc(s[near], y[near]),
-            "claim_wice_whole": ts.auroc(np.array([c[0] for c in claims]), np.array([c[1] for c in claims]))}
+    return {"sentence": auroc(s, y), "sentence_wice": auroc(s[ds == "wice"], y[ds == "wice"]),
+            "sentence_scifact": auroc(s[ds == "scifact"], y[ds == "scifact"]),
+            "scifact_support_vs_contradict": auroc(s[near], y[near]),
+            "claim_wice_whole": auroc(np.array([c[0] for c in claims]), np.array([c[1] for c in claims]))}
 
 
 def snli_judgement() -> dict[str, Any]:
@@ -451,10 +453,10 @@ def snli_judgement() -> dict[str, Any]:
     for name in ("today+tok+rule", "head+today+tok+rule"):
         p = cross_fitted(t, name, "claim")
         report["claim"][name] = {
-            "judge_folds_0_2": ts.claim_stack_figures(t, p, np.isin(t["fold"], TUNE_FOLDS)),
-            "folds_3_4": ts.claim_stack_figures(t, p, np.isin(t["fold"], TEST_FOLDS)),
-            "pooled": ts.claim_stack_figures(t, p, np.ones(len(p), bool)),
-            "per_fold_wice": [ts.claim_stack_figures(t, p, t["fold"] == f)["wice"] for f in range(ts.FOLDS)]}
+            "judge_folds_0_2": claim_stack_figures(t, p, np.isin(t["fold"], TUNE_FOLDS)),
+            "folds_3_4": claim_stack_figures(t, p, np.isin(t["fold"], TEST_FOLDS)),
+            "pooled": claim_stack_figures(t, p, np.ones(len(p), bool)),
+            "per_fold_wice": [claim_stack_figures(t, p, t["fold"] == f)["wice"] for f in range(ts.FOLDS)]}
     raw, claim = report["raw_folds_3_4"], report["claim"]
     old, new = (claim[n]["judge_folds_0_2"]["wice"] for n in ("today+tok+rule", "head+today+tok+rule"))
     report["passed"] = {
@@ -501,8 +503,8 @@ def ce_judgement() -> dict[str, Any]:
     sent["ce"] = np.array([[by_item[(it["claim"], it["cat"], tuple(it["source"]))]]
                            for it in items if it["cat"] in HEADLINE])
     report: dict[str, Any] = {"protocol": CE_PROTOCOL, "claim": {}, "sentence": {}}
-    for setting, t, names, figs in (("claim", claim, ("today+tok+rule", "today+tok+ce+rule"), ts.claim_stack_figures),
-                                    ("sentence", sent, ("head+today", "head+today+ce"), ts.sentence_stack_figures)):
+    for setting, t, names, figs in (("claim", claim, ("today+tok+rule", "today+tok+ce+rule"), claim_stack_figures),
+                                    ("sentence", sent, ("head+today", "head+today+ce"), sentence_stack_figures)):
         judge = np.isin(t["fold"], CE_FOLDS)
         report[setting]["ce_alone"] = {"judge_folds": figs(t, t["ce"][:, 0], judge),
                                        "fold_0": figs(t, t["ce"][:, 0], t["fold"] == 0)}
