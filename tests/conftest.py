@@ -83,4 +83,4 @@ def cli() -> Cli:
     return Cli()
 
 #: Fixture modules of the stages (local web, SearXNG, LLM servers), loaded for every test file.
-pytest_plugins: list[str] = ["tests.web", "tests.qdrant_fake"]
+pytest_plugins: list[str] = ["tests.loopback", "tests.web", "tests.qdrant_fake"]

@@ -1,7 +1,7 @@
 """`python -m tests.nonseq_child ARGS...`: the real `nonseq` CLI in a child process, for kill tests.
 
 Test-only wiring, from environment variables:
-- Always: any name lookup or connection that would leave 127.0.0.0/8 fails (tests/web.py
+- Always: any name lookup or connection that would leave 127.0.0.0/8 fails (tests/loopback.py
   guard_loopback); the local web's names reach the fetcher through `[fetch] hosts` in config.toml.
 - NONSEQ_TEST_KILL_AT=point:n: SIGKILL this process at the n-th pass through a point:
   `fetch` (a page fetched), `index` (a batch written to the vector store), `write` (just before
@@ -137,7 +137,7 @@ def main() -> None:
     """Wire the test hooks, then run the real CLI."""
     if os.environ.get("NONSEQ_TEST_RSS_FILE"):
         atexit.register(_record_rss)
-    from tests.web import guard_loopback
+    from tests.loopback import guard_loopback
 
     guard_loopback(setattr)
     if os.environ.get("NONSEQ_TEST_KILL_AT"):

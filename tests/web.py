@@ -2,15 +2,14 @@
 a JSON search API over the pages, and a real SearXNG using that API as its only engine.
 
 Host names (news-a.test...) exist only in `LocalWeb.resolve`, the stub resolver handed to the
-fetcher: nothing here ever asks a real DNS server. `loopback_only` makes any attempt to resolve a
-name or connect outside 127.0.0.0/8 fail the test instead of sending a packet.
+fetcher: nothing here ever asks a real DNS server (and tests/loopback.py's `loopback_only` fails
+any test that tries to resolve a name or connect outside 127.0.0.0/8).
 """
 
 from __future__ import annotations
 
 import contextlib
 import gzip
-import ipaddress
 import json
 import re
 import socket
@@ -545,52 +544,6 @@ def searxng_url(search_api: SearchApi, tmp_path_factory: pytest.TempPathFactory)
 def searx_settings(searxng_url: str) -> SearxngSettings:
     """Client settings for the test SearXNG (fast retries)."""
     return SearxngSettings(url=searxng_url, pages=2, timeout=10, retries=1, backoff=0.01)
-
-
-def guard_loopback(patch: Callable[[Any, str, Any], None]) -> None:
-    """Make any name lookup or connect that would leave 127.0.0.0/8 fail (nothing is sent).
-
-    `patch(obj, name, value)` sets an attribute: monkeypatch.setattr in tests, setattr in a child.
-    """
-    real_getaddrinfo = socket.getaddrinfo
-    real_connect = socket.socket.connect
-    real_connect_ex = socket.socket.connect_ex
-
-    def loopback(host: Any) -> bool:
-        text = host.decode() if isinstance(host, bytes) else str(host)
-        if text == "localhost":
-            return True
-        try:
-            return ipaddress.ip_address(text.split("%")[0]).is_loopback
-        except ValueError:
-            return False
-
-    def getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
-        if host is not None and not loopback(host):
-            raise AssertionError(f"test tried to resolve {host!r} (only loopback is allowed)")
-        return real_getaddrinfo(host, *args, **kwargs)
-
-    def check(sock: socket.socket, address: Any) -> None:
-        if sock.family in (socket.AF_INET, socket.AF_INET6) and not loopback(address[0]):
-            raise AssertionError(f"test tried to connect to {address!r} (only loopback)")
-
-    def connect(self: socket.socket, address: Any) -> None:
-        check(self, address)
-        return real_connect(self, address)
-
-    def connect_ex(self: socket.socket, address: Any) -> int:
-        check(self, address)
-        return real_connect_ex(self, address)
-
-    patch(socket, "getaddrinfo", getaddrinfo)
-    patch(socket.socket, "connect", connect)
-    patch(socket.socket, "connect_ex", connect_ex)
-
-
-@pytest.fixture
-def loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Fail any name lookup or connect that would leave 127.0.0.0/8 (nothing is sent)."""
-    guard_loopback(monkeypatch.setattr)
 
 
 # -- a workspace wired to the local web (used by the research, gate and write tests) ----------
