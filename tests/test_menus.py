@@ -217,27 +217,14 @@ def _inspected(screen: str) -> bool:
     return bool(lines) and "press any key to go on" in lines[-1] and shown and "researched #1" not in screen
 
 
-def test_menus_take_a_topic_from_the_queue_to_an_article(term: Any, web_env: Path, cli: Any) -> None:
-    config = web_env / "config.toml"
-    config.write_text(config.read_text().replace("max_pages = 8", "max_pages = 4")
-                      + "\n[llm]\nmax_tokens = 120\ntemperature = 0.0\nseed = 11\ntimeout = 900\nthreads = 1\n"
-                      "\n[writing]\nmax_units = 3\nmin_sentences = 3\n"
-                      "\n[retrieval]\nfinal_top = 8\n"
-                      # The menu calls extract_facts like `nonseq knowledge extract`; its LLM path is
-                      # tested in test_knowledge.py, here extractive facts keep the run short.
-                      "\n[knowledge]\nuse_llm = false\n"
-                      '\n[paths]\nschemas_dir = "schemas"\n')
-    (web_env / "schemas").mkdir()
-    (web_env / "schemas" / "brief.toml").write_text(BRIEF, encoding="utf-8")
-    t = term(web_env)
-    # Queue → add → choose the topic → research (search) on the local web through SearXNG.
+def _research_inspect_and_gate(t: Any) -> None:
+    """Queue → add → the topic → research on the local web, inspect, gate."""
     _queue_and_open(t, "brief")
     t.press("r")
     t.wait("Uber Research")
     t.press("1")
     t.wait("researched #1", timeout=180)
     t.press("enter")
-    # Inspect, then gate.
     t.press("i")
     t.wait_for(lambda: _inspected(t.screen()), "the pack and the write plan, then the pause", timeout=120)
     t.press("enter")
@@ -248,7 +235,10 @@ def test_menus_take_a_topic_from_the_queue_to_an_article(term: Any, web_env: Pat
     screen = t.wait("Queue: 1 topic(s)")
     assert "gated" in screen and "OK" in screen
     t.press("esc")
-    # Knowledge → [8] extract facts → [5] keep two, edit one, delete one → [2] promote.
+
+
+def _extract_review_and_promote(t: Any, workspace: Path) -> list[int]:
+    """Knowledge → [8] extract → [5] keep two, edit one, delete one → [2] promote; the ids."""
     t.press("2")
     t.wait("[8] Extract facts (LLM)")
     t.press("8")
@@ -258,8 +248,7 @@ def test_menus_take_a_topic_from_the_queue_to_an_article(term: Any, web_env: Pat
     t.press("enter")
     t.press("5")
     t.wait("fact(s)")
-    conn = db(web_env)
-    ids = [r[0] for r in conn.execute("SELECT id FROM facts WHERE status='pending' ORDER BY id")]
+    ids = [r[0] for r in db(workspace).execute("SELECT id FROM facts WHERE status='pending' ORDER BY id")]
     assert len(ids) >= 4, ids
     t.press("k")
     t.wait("Keep which fact ids")
@@ -286,6 +275,24 @@ def test_menus_take_a_topic_from_the_queue_to_an_article(term: Any, web_env: Pat
     t.wait("promoted 3 fact(s)", timeout=120)
     t.press("enter")
     t.press("esc")
+    return ids
+
+
+def test_menus_take_a_topic_from_the_queue_to_an_article(term: Any, web_env: Path, cli: Any) -> None:
+    config = web_env / "config.toml"
+    config.write_text(config.read_text().replace("max_pages = 8", "max_pages = 4")
+                      + "\n[llm]\nmax_tokens = 120\ntemperature = 0.0\nseed = 11\ntimeout = 900\nthreads = 1\n"
+                      "\n[writing]\nmax_units = 3\nmin_sentences = 3\n"
+                      "\n[retrieval]\nfinal_top = 8\n"
+                      # The menu calls extract_facts like `nonseq knowledge extract`; its LLM path is
+                      # tested in test_knowledge.py, here extractive facts keep the run short.
+                      "\n[knowledge]\nuse_llm = false\n"
+                      '\n[paths]\nschemas_dir = "schemas"\n')
+    (web_env / "schemas").mkdir()
+    (web_env / "schemas" / "brief.toml").write_text(BRIEF, encoding="utf-8")
+    t = term(web_env)
+    _research_inspect_and_gate(t)
+    ids = _extract_review_and_promote(t, web_env)
     # Queue → the topic → write.
     t.press("1")
     t.wait("Choose a topic")
