@@ -3,7 +3,8 @@
 With no config file this measures the offline default (in-process llama.cpp with the bundled
 SmolLM2-135M-Instruct Q4_1, 2 threads). Output tokens are counted by the backend's tokenizer.
 After one warm-up call, each run streams a short writing task; a JSON call with a schema is
-timed too.
+timed too, and so is how long the HTTP backends take to say "no server" at a closed
+loopback port with the default retries (a test only checks the message).
 
     python bench/llm.py [--config FILE] [--runs N] [--max-tokens N] [--json]
 """
@@ -11,13 +12,15 @@ timed too.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import socket
 import statistics
 import sys
 import time
 from typing import Any
 
-from nonseq.config import load_settings
+from nonseq.config import LLMSettings, load_settings
 from nonseq.errors import NonseqError
 from nonseq.llm import LLM, build_llm
 
@@ -66,6 +69,21 @@ def timed_json(llm: LLM) -> dict[str, Any]:
     return {"json_s": time.perf_counter() - started, "json_ok": ok, "json_value": value}
 
 
+def timed_server_down() -> dict[str, float]:
+    """Seconds each HTTP backend takes to its "no server" error at a closed loopback port."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # closed again when the block ends: nothing listens there
+    seconds: dict[str, float] = {}
+    for backend, url in (("ollama", f"http://127.0.0.1:{port}"), ("openai", f"http://127.0.0.1:{port}/v1")):
+        llm = build_llm(LLMSettings(backend=backend, url=url, model="m"))
+        started = time.perf_counter()
+        with contextlib.suppress(NonseqError):
+            llm.complete(prompt(0), max_tokens=8)
+        seconds[backend] = round(time.perf_counter() - started, 3)
+    return seconds
+
+
 def bench(config: str | None, runs: int, max_tokens: int) -> dict[str, Any]:
     """Load the backend, warm it up, then time the runs."""
     settings = load_settings(config)
@@ -87,6 +105,7 @@ def bench(config: str | None, runs: int, max_tokens: int) -> dict[str, Any]:
         "tokens_per_s": round(median("tokens_per_s"), 1),
         "decode_tokens_per_s": round(median("decode_tokens_per_s"), 1),
         **{k: (round(v, 3) if isinstance(v, float) else v) for k, v in timed_json(llm).items()},
+        "server_down_s": timed_server_down(),
     }
 
 
@@ -115,6 +134,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"tokens/s decoding   {figures['decode_tokens_per_s']:.1f}")
     print(f"JSON call           {figures['json_s']:.3f} s, valid={figures['json_ok']}: "
           f"{figures['json_value']}")
+    down = ", ".join(f"{name} {value:.3f} s" for name, value in figures["server_down_s"].items())
+    print(f"server down         {down}  (closed port, default retries, to the error)")
     return 0
 
 

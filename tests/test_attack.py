@@ -10,7 +10,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -47,13 +46,13 @@ def test_second_process_refuses_at_once_and_changes_nothing(cli: Any, isolated: 
     before = [_history(cli, "1"), _history(cli, "2")]
     data_dir = load_settings().data_dir
     with lock.workspace_lock(data_dir, "research"):  # this process is "nonseq research 1"
-        started = time.monotonic()
+        # A child that waited on the lock would never return while it is held here: child()'s
+        # timeout would fail the test. Returning 75 at all is the proof that it refused at once.
         for args in (("research", "2"), ("night",), ("queue", "add", "Third", "-c", "science")):
             done = child(*args)
             assert done.returncode == 75, (args, done.stdout, done.stderr)
             assert done.stderr.count("\n") == 1 and "busy" in done.stderr
             assert "Traceback" not in done.stderr and "`nonseq research`" in done.stderr
-        assert time.monotonic() - started < 60  # refused at once: no waiting on the lock
         for args in (("queue", "show", "1"), ("articles", "list"), ("paths",), ("night", "status")):
             assert child(*args).returncode == 0, args  # read-only commands keep working
     assert [_history(cli, "1"), _history(cli, "2")] == before
@@ -147,9 +146,7 @@ def test_file_over_the_limit_is_refused_before_it_is_read(cli: Any, isolated: Pa
     with big.open("wb") as fh:
         fh.truncate(50 * 2**20)  # sparse: 50 MB that cost nothing to make
     cli("queue", "add", "Big file", "-c", "science")
-    started = time.monotonic()
     result = cli("research", "1", "--file", str(big), code=2)
-    assert time.monotonic() - started < 10
     assert "max_file_bytes" in result.stderr and "10,000,000" in result.stderr
     assert result.stderr.count("\n") == 1
     assert json.loads(cli("queue", "show", "1", "--json").stdout)["topic"]["stage"] == "queued"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import time
 from pathlib import Path
 from typing import Any
 
@@ -121,13 +120,11 @@ HOSTILE = [
 def test_hostile_pages(local_web: LocalWeb, registry: DomainRegistry, path: str, outcome: Outcome,
                        reason: str) -> None:
     """Each hostile page ends in its outcome with a reason, quickly and without text."""
-    started = time.monotonic()
     page = one(local_web, registry, local_web.hostile(path), timeout=0.6, max_bytes=1_000_000)
     src = page.source
     assert src.outcome is outcome, (src.outcome, src.reason)
     assert reason in src.reason
     assert page.text is None and src.domain
-    assert time.monotonic() - started < 15  # the slow pages would take 30 s: the 0.6 s timeout stopped them
     if outcome is Outcome.HTTP_ERROR:
         assert src.status == int(path.rsplit("/", 1)[1])
 
@@ -244,10 +241,11 @@ def test_per_domain_and_global_limits(local_web: LocalWeb, registry: DomainRegis
 def test_waiting_for_a_limit_does_not_count_as_timeout(local_web: LocalWeb,
                                                        registry: DomainRegistry) -> None:
     """Queued pages get their full timeout once they start."""
+    local_web.reset_stats()
     urls = [local_web.url("tech-d.test", f"/slow-page?ms=250&n={i}") for i in range(6)]
-    started = time.monotonic()
     pages = fetch(local_web, registry, urls, per_domain=1, timeout=0.9)
-    assert time.monotonic() - started > 0.9  # the last page waited longer than the timeout
+    # One at a time, each held 0.25 s by the server: the last one waited 1.25 s, past its 0.9 s timeout.
+    assert local_web.stats["tech-d.test"].max_inflight == 1
     assert [p.source.outcome for p in pages] == [Outcome.FETCHED] * 6
 
 
@@ -276,19 +274,18 @@ def test_fetch_all_refuses_to_run_inside_a_loop(local_web: LocalWeb, registry: D
 
 def test_abandoned_stream_closes_cleanly(local_web: LocalWeb, registry: DomainRegistry) -> None:
     """Breaking out of stream() cancels the rest and closes the client."""
-    fetcher = Fetcher(local_web.fetch_settings(), registry, local_web.resolve)
-    slow = [local_web.url("news-b.test", f"/slow-page?ms=30000&n={i}") for i in range(3)]
+    fetcher = Fetcher(local_web.fetch_settings(timeout=3600), registry, local_web.resolve)
+    slow = [local_web.url("news-b.test", f"/slow-page?ms=600000&n={i}") for i in range(3)]
 
-    async def run() -> float:
-        started = time.monotonic()
+    async def run() -> None:
         stream = fetcher.stream([local_web.pages[0].url, *slow])
         async for _page in stream:
             break
         await stream.aclose()
         await fetcher.aclose()
-        return time.monotonic() - started
 
-    assert asyncio.run(run()) < 15  # the slow pages answer after 30 s: none was waited for
+    # The slow pages answer after 10 minutes: waiting for any of them trips this hang guard.
+    asyncio.run(asyncio.wait_for(run(), timeout=120))
 
 
 def test_body_helpers() -> None:

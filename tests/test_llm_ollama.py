@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import socket
-import time
 from collections.abc import Iterator
 
 import pytest
@@ -89,14 +88,12 @@ def test_model_not_pulled(server: FakeOllama) -> None:
         llm.complete_json(PROMPT, SCHEMA, max_tokens=4)
 
 
-def test_server_down_is_quick_and_clear() -> None:
-    """A closed port gives the `ollama serve` hint fast, after the retries."""
+def test_server_down_is_clear() -> None:
+    """A closed port gives the `ollama serve` hint, after the retries."""
     url = f"http://127.0.0.1:{free_port()}"
     llm = build_llm(LLMSettings(backend="ollama", url=url, retries=2))
-    started = time.monotonic()
     with pytest.raises(BackendError, match=rf"ollama: no server at {url}; start it with `ollama serve`"):
         llm.complete(PROMPT)
-    assert time.monotonic() - started < 5
     with pytest.raises(BackendError, match="no server at"):
         llm.check()
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable, Iterator
 
 import httpx
@@ -77,14 +76,12 @@ def test_missing_model(server_url: str) -> None:
         llm.complete(PROMPT, max_tokens=4)
 
 
-def test_server_down_is_quick_and_clear() -> None:
-    """A closed port gives a one-line hint fast."""
+def test_server_down_is_clear() -> None:
+    """A closed port gives a one-line hint after the retries."""
     url = f"http://127.0.0.1:{free_port()}/v1"
     llm = _llm(url, "m", retries=2)
-    started = time.monotonic()
     with pytest.raises(BackendError, match=f"openai: no server at {url}; start it"):
         llm.complete(PROMPT)
-    assert time.monotonic() - started < 5
 
 
 # Wire-level cases with an in-memory transport (no sockets at all).
