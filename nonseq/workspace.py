@@ -149,6 +149,7 @@ class Workspace:
         from nonseq.index.stores import open_store
 
         def moved(collection: str, done: int, total: int) -> None:
+            """Say a collection's migration progress."""
             emit(progress, Step.MIGRATE, Kind.UPDATE, collection, done=done, total=total)
 
         q = self.settings.qdrant

@@ -123,6 +123,7 @@ def migrate_collection(store: VectorStore, root: Path, name: str, config: dict[s
     ids: set[str] = set()
 
     def tracked() -> Iterator[RawPoint]:
+        """The collection's points, each id remembered and progress said every 1,024."""
         for point in local_points(root, name):
             ids.add(point[0])
             if progress is not None and len(ids) % 1024 == 0:

@@ -53,6 +53,7 @@ def knowledge_stats(ws: Workspace) -> dict[str, Any]:
     Counted by SQL, so it stays quick with tens of thousands of facts.
     """
     def grouped(column: str, live: bool = True) -> dict[str, int]:
+        """Facts counted by one column (the deleted left out unless live is False)."""
         where = " WHERE status != 'deleted'" if live else ""
         rows = ws.db.execute(f"SELECT {column}, COUNT(*) FROM facts{where} GROUP BY {column} ORDER BY MIN(id)")
         return {str(r[0]): int(r[1]) for r in rows}

@@ -220,6 +220,7 @@ class ChatBackend(ABC):
         shown: list[str] = []
 
         def emit(text: str) -> None:
+            """Keep a streamed piece and pass it on to the caller's callback."""
             if text:
                 shown.append(text)
                 if on_token is not None:

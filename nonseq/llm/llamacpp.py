@@ -80,6 +80,7 @@ def _no_amx_repack() -> Iterator[None]:
         return
 
     def params() -> Any:
+        """llama.cpp's default model parameters with the extra (AMX repack) buffers off."""
         value = original()
         value.use_extra_bufts = False
         return value
@@ -111,6 +112,7 @@ def load_llama(
     extra: dict[str, Any] = {"embedding": True, "pooling_type": 1} if embedding else {}
 
     def load() -> Llama:
+        """Load the GGUF model, its errors as one-line BackendErrors."""
         try:
             with _no_amx_repack():
                 return Llama(model_path=resolved, n_ctx=n_ctx, n_threads=n_threads,

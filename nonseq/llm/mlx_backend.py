@@ -26,6 +26,7 @@ def is_apple_silicon() -> bool:
 def load_mlx(model: str) -> tuple[Any, Any]:
     """(model, tokenizer) from mlx-lm, loaded once per model name or folder."""
     def load_model() -> tuple[Any, Any]:
+        """Import mlx-lm and load the model and its tokenizer, with clear errors."""
         try:
             from mlx_lm import load
         except ImportError:

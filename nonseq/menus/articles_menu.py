@@ -58,6 +58,7 @@ def show(ctx: MenuContext, ref: str) -> None:
     """Print one article (`nonseq articles show REF`)."""
 
     def read(ws: Workspace) -> str:
+        """The article's Markdown."""
         from nonseq.writing.articles import find_article
 
         return find_article(ws.articles_dir, ref).read_text(encoding="utf-8")

@@ -72,6 +72,7 @@ def extract(ctx: MenuContext) -> None:
         return
 
     def go(ws: Workspace) -> Any:
+        """Extract the topic's facts with a progress bar over its pages."""
         from nonseq.knowledge import extract_facts
         from nonseq.ui.bars import CountBar
 
@@ -183,6 +184,7 @@ def promote(ctx: MenuContext) -> None:
         return
 
     def go(ws: Workspace) -> Any:
+        """Promote the topic's approved facts."""
         from nonseq.knowledge import promote_topic
 
         return promote_topic(ws, topic_id)
@@ -296,6 +298,7 @@ def transfer(ctx: MenuContext) -> None:
             console.print(f"exported {count} fact(s) to {escape(path)}")
     else:
         def go(ws: Workspace) -> Any:
+            """Import the facts file with a progress bar."""
             from nonseq.ui.bars import CountBar
 
             with CountBar("importing", out=console) as bar:

@@ -51,6 +51,7 @@ def run_now(ctx: MenuContext, total: int) -> None:
     from nonseq.ui.night import NightBars, print_night_summary
 
     def go(ws: Workspace) -> Any:
+        """Run the night now with its progress bars."""
         from nonseq.pipeline.night import run_night
 
         with NightBars(total) as bars:
@@ -73,6 +74,7 @@ def last_report(ctx: MenuContext) -> None:
     """The newest morning report in articles/reports."""
 
     def newest(ws: Workspace) -> Path | None:
+        """The newest night report, or None."""
         from nonseq.pipeline.report import reports_dir
 
         found = sorted(reports_dir(ws).glob("night-*.md"), key=lambda p: p.stat().st_mtime)

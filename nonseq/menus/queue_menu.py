@@ -79,6 +79,7 @@ def add_topic(ctx: MenuContext) -> None:
     schema = pick_from("Schema", [(s, s) for s in schemas]) if schemas else "explainer"
 
     def add(ws: Workspace) -> Any:
+        """Add the topic as entered."""
         from nonseq.pipeline.topics import add_topic
 
         return add_topic(ws, title, category, focus=focus, sub_queries=queries, persona=persona or "",
@@ -132,6 +133,7 @@ def research(ctx: MenuContext, topic_id: int, urls: list[str] | None = None,
     from nonseq.ui.research import ResearchProgress, print_research
 
     def go(ws: Workspace) -> Any:
+        """Research the topic with its progress view."""
         from nonseq.pipeline.research import run_research
 
         with ResearchProgress() as view:
@@ -161,6 +163,7 @@ def uber(ctx: MenuContext, topic_id: int) -> None:
     from nonseq.ui.write import step_lines
 
     def go(ws: Workspace) -> Any:
+        """Run Uber Research on the topic, its steps as lines."""
         from nonseq.pipeline.uber import run_uber
 
         return run_uber(ws, topic_id, progress=step_lines)
@@ -176,6 +179,7 @@ def gate(ctx: MenuContext, topic_id: int) -> None:
     from nonseq.ui.gate import print_gate
 
     def go(ws: Workspace) -> Any:
+        """Gate the topic."""
         from nonseq.pipeline.gate import run_gate
 
         return run_gate(ws, topic_id)
@@ -195,6 +199,7 @@ def write(ctx: MenuContext, topic_id: int | str, force: bool = False) -> None:
     from nonseq.ui.write import WriteProgress, print_write_result
 
     def go(ws: Workspace) -> Any:
+        """Write the topic, asking what to do when it is thin."""
         from nonseq.pipeline.write import write_topic
 
         return write_topic(ws, topic_id, decide=ask_thin_choice, progress=WriteProgress(sys.stdout), force=force)

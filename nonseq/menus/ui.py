@@ -56,6 +56,7 @@ def _escape_bindings() -> Any:
     @kb.add("escape", eager=True)
     @kb.add("c-c")
     def _back(event: Any) -> None:
+        """Leave the menu with no choice."""
         event.app.exit(result=None)
 
     return kb
@@ -77,6 +78,7 @@ def choose(title: str, options: Options, *, hint: str = "press a key (or ↑↓ 
     kb = _escape_bindings()
 
     def render() -> StyleAndTextTuples:
+        """The title and the options, the current one marked."""
         lines: StyleAndTextTuples = [*(header() if header else []), ("bold", f"{title}\n")]
         for i, (key, label) in enumerate(options):
             mark = "›" if i == index[0] else " "
@@ -86,6 +88,7 @@ def choose(title: str, options: Options, *, hint: str = "press a key (or ↑↓ 
         return lines
 
     def pick(key: str) -> Callable[[Any], None]:
+        """A key binding that chooses `key`."""
         return lambda event: event.app.exit(result=key)
 
     for key, _label in options:
@@ -93,14 +96,17 @@ def choose(title: str, options: Options, *, hint: str = "press a key (or ↑↓ 
 
     @kb.add("up")
     def _up(_event: Any) -> None:
+        """Move the mark up (wrapping round)."""
         index[0] = (index[0] - 1) % len(options)
 
     @kb.add("down")
     def _down(_event: Any) -> None:
+        """Move the mark down (wrapping round)."""
         index[0] = (index[0] + 1) % len(options)
 
     @kb.add("enter")
     def _enter(event: Any) -> None:
+        """Choose the marked option."""
         event.app.exit(result=options[index[0]][0])
 
     app: Application[str | None] = Application(
@@ -168,6 +174,7 @@ def pause(message: str = "press any key to go on") -> None:
     @kb.add("c-c")
     @kb.add("enter")
     def _any(event: Any) -> None:
+        """Any key ends the pause."""
         event.app.exit(result=None)
 
     Application(layout=Layout(Window(FormattedTextControl([("italic", f"({message})")]), height=1)),

@@ -168,6 +168,7 @@ def time_limit(seconds: float) -> Iterator[None]:
         return
 
     def expire(_signum: int, frame: Any) -> None:
+        """End the topic at its time limit, unless an import is under way (then a short grace)."""
         if importing(frame):
             signal.setitimer(signal.ITIMER_REAL, IMPORT_GRACE)
             return

@@ -171,10 +171,12 @@ def run_interruptible(work: Coroutine[Any, Any, T]) -> T:
         alarmed: list[bool] = []
 
         def on_sigint() -> None:
+            """Ctrl-C: note it and cancel the run."""
             interrupted.append(True)
             task.cancel()
 
         def on_alarm(_signum: int, _frame: Any) -> None:
+            """The time limit: note it and cancel the run from the signal handler."""
             alarmed.append(True)
             loop.call_soon_threadsafe(task.cancel)
 

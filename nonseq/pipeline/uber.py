@@ -255,6 +255,7 @@ def run_uber(ws: Workspace, ref: int | str, progress: Progress | None = None) ->
     from nonseq.pipeline.research import run_research
 
     def say(message: str) -> None:
+        """Say a note under the Uber Research step."""
         emit(progress, Step.UBER, Kind.NOTE, message)
 
     topic = queue.get_topic(ws.db, ref)

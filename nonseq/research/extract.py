@@ -138,6 +138,7 @@ def extract_fragments(tree: Any, url: str = "") -> Document | None:
     parts: list[str] = []
 
     def flush() -> None:
+        """End the current line: keep it if it has text."""
         line = _one_line("".join(parts))
         if line:
             lines.append(line)

@@ -197,6 +197,7 @@ def _copy(pack: ContextPack, topic: Topic) -> ContextPack:
     twins: dict[int, Candidate] = {}
 
     def twin(cand: Candidate) -> Candidate:
+        """The candidate's copy (made once), its scores and notes its own."""
         if id(cand) not in twins:
             twins[id(cand)] = replace(cand, scores=dict(cand.scores), notes=list(cand.notes))
         return twins[id(cand)]

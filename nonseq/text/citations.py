@@ -78,6 +78,7 @@ def cited_numbers(text: str) -> list[int]:
     found: list[int] = []
 
     def collect(part: str) -> str:
+        """Note the numbers of the markers in a part and return it unchanged."""
         found.extend(n for m in ANY_MARKER_RE.finditer(part) for n in expand_marker(m.group(1)))
         return part
 
@@ -88,6 +89,7 @@ def cited_numbers(text: str) -> list[int]:
 def resolve_everywhere(text: str, valid: set[int]) -> str:
     """Keep only bracketed integers naming a valid source, wherever they stand; drop the rest."""
     def fix(m: re.Match[str]) -> str:
+        """The marker with only its valid numbers, or nothing when none is valid."""
         good = [n for n in expand_marker(m.group(1)) if n in valid]
         lead = m.group(0)[:len(m.group(0)) - len(m.group(0).lstrip(" \t"))]
         return lead + "".join(f"[{n}]" for n in good) if good else ""

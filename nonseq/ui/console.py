@@ -39,6 +39,7 @@ def _safe_console_class() -> type[Console]:
         """Console.render_str with ESC, BEL, CSI and the other controls shown as \ufffd (newline and tab kept)."""
 
         def render_str(self, text: str, **kwargs: Any) -> Any:
+            """Render text with its control characters replaced."""
             return super().render_str(_CONTROLS.sub("\ufffd", text), **kwargs)
 
     return SafeConsole
