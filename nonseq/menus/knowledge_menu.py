@@ -184,7 +184,7 @@ def promote(ctx: MenuContext) -> None:
         return
 
     def go(ws: Workspace) -> Any:
-        """Promote the topic's approved facts."""
+        """Promote the topic's kept and edited facts."""
         from nonseq.knowledge import promote_topic
 
         return promote_topic(ws, topic_id)
