@@ -14,15 +14,18 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import socket
 import statistics
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from nonseq.config import LLMSettings, load_settings
 from nonseq.errors import NonseqError
 from nonseq.llm import LLM, build_llm
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.web import free_port  # noqa: E402 - after the path setup
 
 SYSTEM = "You are a careful technology journalist. Notebook page {n}."
 TASK = "Write a short paragraph explaining why local language models matter for privacy."
@@ -71,9 +74,7 @@ def timed_json(llm: LLM) -> dict[str, Any]:
 
 def timed_server_down() -> dict[str, float]:
     """Seconds each HTTP backend takes to its "no server" error at a closed loopback port."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]  # closed again when the block ends: nothing listens there
+    port = free_port()
     seconds: dict[str, float] = {}
     for backend, url in (("ollama", f"http://127.0.0.1:{port}"), ("openai", f"http://127.0.0.1:{port}/v1")):
         llm = build_llm(LLMSettings(backend=backend, url=url, model="m"))

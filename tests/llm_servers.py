@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import socket
 import subprocess
 import sys
 import tempfile
@@ -27,6 +26,7 @@ from typing import Any
 import httpx
 
 from nonseq.llm.llamacpp import bundled_model_path, generation_lock, load_llama
+from tests.web import free_port
 
 THINK_TEXT = "<think>The user wants a short answer. Let me think step by step.</think>\n\n"
 #: A short chat and a one-field schema, shared by the server-backed backend tests.
@@ -55,13 +55,6 @@ guidance = "What it changes for the reader."
 """
 
 DEFAULT_MODELS = {"smollm2:135m": "plain", "thinker:latest": "think", "ponder:latest": "unclosed"}
-
-
-def free_port() -> int:
-    """A TCP port nobody listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _now() -> str:
