@@ -83,6 +83,7 @@ def today_features() -> None:
     rec_rows = checker.feature_rows([(r.claim, r.sentences) for r in recs])
     out = {"items": [{"features": f} for f in item_rows], "records": [{"features": f} for f in rec_rows],
            "seconds": round(time.perf_counter() - started, 1)}
+    ts.WORK.mkdir(parents=True, exist_ok=True)
     (ts.WORK / "today_features.json").write_text(json.dumps(out), encoding="utf-8")
 
 
