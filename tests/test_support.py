@@ -59,6 +59,15 @@ def test_changed_facts_are_not_supported(checker: SupportChecker, claim: str, fl
         assert missing in r.missing
 
 
+def test_a_direction_turned_around_is_not_supported_and_the_same_direction_in_other_words_is(
+        checker: SupportChecker) -> None:
+    """"Rose" where the source says "fell" is flagged and not supported; "dropped" for "fell" is supported."""
+    r = checker.check("Heat pump sales in Europe rose by 21 percent in 2024.", SOURCE)
+    assert not r.supported and "opposite" in r.flags and r.missing == ["rose"], r.to_dict()
+    r = checker.check("Heat pump sales in Europe dropped by 21 percent in 2024.", SOURCE)
+    assert r.supported and "opposite" not in r.flags, r.to_dict()
+
+
 def test_check_many_matches_check_and_accepts_sentence_lists(checker: SupportChecker) -> None:
     """Batched checks score like single ones; a list of sentences is a source too."""
     sentences = source_units(SOURCE)

@@ -10,9 +10,10 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
-from nonseq.verify.support import SupportChecker, load_model
+from nonseq.verify.support import SupportChecker, adjust, load_model
 
 CURIE = ["In 1903, Marie Curie was awarded the Nobel Prize in Physics."]
 DRUG = ["In older patients, the medication lowered blood pressure."]
@@ -52,17 +53,37 @@ def test_looser_paraphrase_is_supported(checker: SupportChecker) -> None:
     ("The drug did not reduce blood pressure in elderly patients.", DRUG),  # negation
     ("Marie Curie won the Nobel Prize in Physics in 1903.",
      ["The river flows north through the valley before it reaches the sea."]),  # unrelated
-], ids=["number", "name", "negation", "negation-drug", "unrelated"])
+    ("The gene is upregulated in tumour cells.", ["The gene is downregulated in tumour cells."]),  # opposite
+    ("Exercise was associated with better survival.",
+     ["Exercise was associated with poorer survival."]),  # opposite: the check before stop 45 called both supported
+], ids=["number", "name", "negation", "negation-drug", "unrelated", "opposite-regulation", "opposite-survival"])
 def test_changed_facts_are_not_supported(checker: SupportChecker, claim: str, source: list[str]) -> None:
-    """A changed number, a swapped name, a negation and an unrelated source are not supported."""
+    """A changed number, a swapped name, a negation, a direction turned around and an unrelated source are not
+    supported."""
     r = checker.check(claim, source)
     assert not r.supported, r.to_dict()
 
 
+def test_scifact_contradiction_by_an_opposite_is_caught_in_both_settings(checker: SupportChecker) -> None:
+    """SciFact train, claim 221 vs its rationale sentence (abstract 19205437), labelled CONTRADICT: the claim says
+    UCP1-dependent where the source says UCP1-independent. Before stop 45 both settings called it supported (0.81
+    against the sentence cut 0.78, 0.83 against the claim cut 0.17); the opposite rule puts it under both cuts."""
+    claim = "Ca2+ cycling is a UCP1-dependent thermogenic mechanism."
+    source = ["Here we report a robust UCP1-independent thermogenic mechanism in beige fat that involves enhanced "
+              "ATP-dependent Ca2+ cycling by sarco/endoplasmic reticulum Ca2+-ATPase 2b (SERCA2b) and ryanodine "
+              "receptor 2 (RyR2)."]
+    for setting in ("auto", "claim"):
+        r = checker.check(claim, source, setting=setting)
+        assert not r.supported and "opposite" in r.flags and "dependent" in r.missing, (setting, r.to_dict())
+
+
 def test_scifact_contradiction_that_the_old_check_called_supported(checker: SupportChecker) -> None:
-    """A SciFact contradiction: the model before issue 22 calls it supported, the shipped check does not."""
+    """A SciFact contradiction: the model before issue 22 (its features, rule and cut; the opposite rule came in
+    stop 45) calls it supported, the shipped check does not."""
     old = SupportChecker(model=load_model("dense"), tokenize=checker.tokenize)
-    assert old.check(SF_CLAIM, SF_SOURCE).supported
+    feats = old.check(SF_CLAIM, SF_SOURCE).features
+    before = float(old.model.score(np.array([[feats[f] for f in old.model.features]]))[0])
+    assert adjust(before, feats, old.cut, ("missing_numbers", "missing_names", "negation")) >= old.cut
     r = checker.check(SF_CLAIM, SF_SOURCE)
     assert not r.supported and r.score < checker.stacks["sentence"].cut, r.to_dict()
 

@@ -308,6 +308,27 @@ def test_a_restatement_that_drops_an_attribution_is_retried_and_one_that_keeps_i
     assert verifier.check(restated, pair).reasons == ["attribution lost: told"]
 
 
+def test_a_restatement_that_turns_a_direction_around_is_retried_and_a_same_direction_word_stays(embed: Any) -> None:
+    """One word turned into its opposite ("rose" for "fell") fails the rules, though it brings in a single
+    new word; the retry that keeps the direction is used, and a synonym of the same direction stays."""
+    line = "Water vapour output from Europa fell sharply between the 2016 and 2017 observations."
+    script = {"2016 and 2017": ["Water vapour output from Europa rose sharply between the 2016 and 2017 observations.",
+                                "Water vapour output from Europa fell sharply between the 2016 and 2017 observations."]}
+    rec = retried_unit(embed, line, script, "2016", "says the opposite: rose (source: fell)")
+    assert "fell sharply" in rec.text
+
+    verifier = Verifier(OverlapSupport(), 0.5)
+    source = "The gene was down-regulated in tumour cells, and patients with it had poorer survival."
+    assert verifier.check("The gene was down-regulated in tumour cells, and patients with it had worse survival.",
+                          [source]).ok  # the same direction in another word
+    assert verifier.check("The gene was down-regulated in tumour cells, and patients with it had better survival.",
+                          [source]).reasons == ["says the opposite: better (source: poorer)"]
+    assert verifier.check("The gene was up-regulated in tumour cells, and patients with it had poorer survival.",
+                          [source]).reasons == ["says the opposite: upregulated (source: downregulated)"]
+    both = ["Heat pump sales in Europe rose sharply in May.", "Heat pump sales in Europe fell again in June."]
+    assert verifier.check("Heat pump sales in Europe rose sharply in May.", both).ok  # the sources say both
+
+
 def test_junk_reply_is_never_kept(embed: Any) -> None:
     """A reply that echoes the instruction or is empty ends as a quotation of the source."""
     plan = build_plan(make_pack(EUROPA[:1]), schema(), embed, PlanSettings())

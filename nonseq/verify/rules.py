@@ -3,7 +3,8 @@
 The support check sits behind `SupportCheck` (one method, `scores(pairs)` in [0,1]);
 `support_for(ws)` is the workspace's `verify.support` checker behind it. The hard rules
 need no model: every number (with its magnitude word: million, percent...), date and name in the
-sentence must appear in the sources; a negation must not appear or vanish; a sentence in the
+sentence must appear in the sources; a negation must not appear or vanish, nor a word turn into its
+opposite ("rose" where the source says "fell"; nonseq.text.polarity); a sentence in the
 model's words that restates what a source hedges ("reportedly", "could", "likely", "if"...) must
 keep a hedge, and no sentence may bring in two or more content words its sources lack; the
 sentence must be a statement of its own (no echo of the instruction, no first person the sources
@@ -19,6 +20,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Protocol
 
+from nonseq.text.polarity import opposites
 from nonseq.text.prose import MIN_WORDS, unquoted
 from nonseq.text.words import numbers as figures
 from nonseq.text.words import tokens as words
@@ -202,6 +204,9 @@ class Verifier:
         src = " ".join(sources)
         if bool(_NEGATION.search(sentence)) != bool(_NEGATION.search(src)):
             reasons.append("negation added or lost")
+        turned = opposites(sentence, src)
+        if turned:
+            reasons.append("says the opposite: " + ", ".join(f"{w} (source: {o})" for w, o in turned))
         hedges = lost_hedges(sentence, sources) if own else []
         if hedges:
             reasons.append("hedge lost: " + ", ".join(hedges))

@@ -13,6 +13,8 @@ fold on SciFact train + WiCE dev by scripts/support/stack_support.py, 5 grouped 
 - a longer source (a fact chunk, a page's passage) uses the features alone, with FActScore's rule:
   a claim holding a number or a name the source lacks, or a negation where the source has none, is
   scaled under the cut (best F1 out of fold).
+In both settings a claim word whose opposite the best source sentences say instead ("rose" against
+"fell": nonseq.text.polarity, a word list, nothing fitted) scales the pair under the cut.
 Without an embedder a lexical model (data/support_model.json, fitted on WiCE dev) scores every pair.
 """
 
@@ -29,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from nonseq.text.polarity import opposites
 from nonseq.text.sentences import split_sentences
 from nonseq.text.words import numbers
 from nonseq.verify.alignment import AlignmentHead, TokenEncoder, head_config
@@ -63,6 +66,10 @@ SENTENCE_UNITS = 2  # a source of at most this many sentences is checked in the 
 COMMON_DF = 3  # a capitalised first word seen in this many general documents is no name
 DENSE_TOP = 6  # source sentences embedded per claim: the best covering ones
 DENSE_TOP_PART = 2  # ...plus the best covering ones of each claim part
+EVIDENCE_UNITS = 3  # the best source sentences: shown as evidence, read by the opposite rule
+#: FActScore's rule plus negation and opposites (the lexical model's; each stack names its own in
+#: data/support_head.json): a pair with any of these is scaled under the cut.
+RULE = ("missing_numbers", "missing_names", "negation", "opposite")
 
 
 @dataclass
@@ -147,10 +154,11 @@ def general_idf(term: str) -> float:
     return math.log(1 + (n - d + 0.5) / (d + 0.5))
 
 
-def adjust(score: float, feats: dict[str, float], cut: float) -> float:
-    """FActScore's rule and negation on top of the model: a claim holding a number or a name
-    that the source lacks, or a negation where the source has none, is scaled under the cut."""
-    if any(feats.get(f, 0.0) > 0 for f in ("missing_numbers", "missing_names", "negation")):
+def adjust(score: float, feats: dict[str, float], cut: float, rule: tuple[str, ...] = RULE) -> float:
+    """FActScore's rule, negation and opposites on top of the model: a claim holding a number or a name
+    that the source lacks, a negation where the source has none, or a word whose opposite the source says
+    instead (nonseq.text.polarity) is scaled under the cut."""
+    if any(feats.get(f, 0.0) > 0 for f in rule):
         return score * cut
     return score
 
@@ -213,14 +221,14 @@ class Stack:
     coef: list[float]
     intercept: float
     cut: float
-    rule: bool  # FActScore's rule (support.adjust) on top
+    rule: tuple[str, ...]  # the features that scale a pair under the cut (support.adjust)
 
     @classmethod
     def load(cls, setting: str) -> Stack:
         """The shipped LR of a setting ("sentence" or "claim") from data/support_head.json."""
         d = head_config()[setting]
         return cls(tuple(d["features"]), d["mean"], d["scale"], d["coef"], d["intercept"], float(d["cut"]),
-                   bool(d["rule"]))
+                   tuple(d["rule"]))
 
     def score(self, feats: dict[str, float]) -> float:
         """P(supported) of one feature row (before the rule)."""
@@ -348,8 +356,7 @@ class SupportChecker:
         if not p.units:
             return 0.0, self.cut
         st = self.stacks["sentence" if "whole" in feats else "claim"]
-        score = st.score(feats)
-        return (adjust(score, feats, st.cut) if st.rule else score), st.cut
+        return adjust(st.score(feats), feats, st.cut, st.rule), st.cut
 
     def _result(self, p: _Pair, feats: dict[str, float],
                 evidence: list[Evidence]) -> SupportResult:
@@ -362,10 +369,12 @@ class SupportChecker:
             flags.append("missing_name")
         if feats["negation"] > 0:
             flags.append("negation")
+        if p.turned:
+            flags.append("opposite")
         if feats["cov_all"] == 0:
             flags.append("no_overlap")
         return SupportResult(score=score, supported=score >= cut, evidence=evidence,
-                             missing=p.missing_numbers + p.missing_names, flags=flags,
+                             missing=p.missing_numbers + p.missing_names + [w for w, _ in p.turned], flags=flags,
                              features=feats)
 
 
@@ -401,6 +410,7 @@ class _Pair:
         for pv in self.part_cov:
             picked.update(np.argsort(-pv, kind="stable")[:DENSE_TOP_PART].tolist())
         self.dense_idx = sorted(picked)
+        self.turned: list[tuple[str, str]] = []  # (claim word, source word): the source says the opposite
 
     def texts(self) -> list[str]:
         """Everything to embed: the claim, its parts and the best-covering source sentences."""
@@ -423,7 +433,7 @@ class _Pair:
                  "cov_all": self.coverage(self.claim_terms, self.all_terms)}
         if n == 0:
             feats.update(cos_top2=0.0, part_cos_min=0.0, cov_pair=0.0, part_mean=0.0,
-                         part_min=0.0, negation=0.0)
+                         part_min=0.0, negation=0.0, opposite=0.0)
             return feats, []
         cov = self.cov
         u = None
@@ -440,12 +450,13 @@ class _Pair:
             part_cos.append(float(np.max(pc)))
         windows = [self.unit_terms[i] | self.unit_terms[i + 1] for i in range(n - 1)]
         negation = negated(self.claim) and not any(map(_NEG_SOURCE_RE.search, self.units))
+        self.turned = opposites(self.claim, " ".join(self.units[i] for i in order[:EVIDENCE_UNITS]))
         feats.update(
             cos_top2=float(np.mean(np.sort(cos)[::-1][:2])), part_cos_min=min(part_cos),
             cov_pair=max([self.coverage(self.claim_terms, t) for t in windows] or [cov[0]]),
             part_mean=float(np.mean(part_scores)), part_min=min(part_scores),
-            negation=float(negation))
-        evidence = [Evidence(self.units[i], int(i), float(unit_score[i])) for i in order[:3]]
+            negation=float(negation), opposite=float(bool(self.turned)))
+        evidence = [Evidence(self.units[i], int(i), float(unit_score[i])) for i in order[:EVIDENCE_UNITS]]
         return feats, evidence
 
 

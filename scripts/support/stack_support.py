@@ -61,6 +61,7 @@ HEAD_S = ("whole", "whole_rel")
 TOKEN = ("tok_recall",)  # the claim level's token recall (a later candidate: see the module docstring)
 TUNE_FOLDS, TEST_FOLDS = (0, 1, 2), (3, 4)  # the token recall's design and judgement folds
 RULE = ("missing_numbers", "missing_names", "negation")  # today's rule: such a pair is scaled under the cut
+OPPOSITE = ("opposite",)  # stop 45: a fit-free rule on both settings (opposite_rule.py), named when shipped
 EPOCH = 6
 ENSEMBLE = 3  # members of the head's seed ensemble (train_support.py --member 0..2)
 ENSEMBLE_PROTOCOL = (
@@ -162,9 +163,12 @@ def fold_figures(t: dict[str, Any], p: np.ndarray, figs: Callable[..., dict[str,
             "per_fold": [figs(t, p, t["fold"] == f) for f in range(ts.FOLDS)]}
 
 
-def cross_fitted(t: dict[str, Any], name: str, setting: str, scorer: Scorer = lr_scorer) -> np.ndarray:
-    """Out-of-fold probabilities of a candidate, with today's rule applied as shipped (x cut)."""
+def cross_fitted(t: dict[str, Any], name: str, setting: str, scorer: Scorer = lr_scorer,
+                 flags: np.ndarray | None = None) -> np.ndarray:
+    """Out-of-fold probabilities of a candidate, with today's rule applied as shipped (x cut); `flags`
+    (default: today's rule) marks the rows the rule scales."""
     x = columns(t, name)
+    fl = flagged(t) if flags is None else flags
     p = np.zeros(len(t["y"]))
     for f in np.unique(t["fold"]):
         tr, te = t["fold"] != f, t["fold"] == f
@@ -172,8 +176,8 @@ def cross_fitted(t: dict[str, Any], name: str, setting: str, scorer: Scorer = lr
         p[te] = prob(x[te])
         if name.endswith("+rule"):
             ptr = prob(x[tr])
-            cut = choose_cut(setting, np.where(flagged(t)[tr], 0.0, ptr), t["y"][tr].astype(bool))
-            p[te] = np.where(flagged(t)[te], p[te] * cut, p[te])
+            cut = choose_cut(setting, np.where(fl[tr], 0.0, ptr), t["y"][tr].astype(bool))
+            p[te] = np.where(fl[te], p[te] * cut, p[te])
     return p
 
 
@@ -350,7 +354,7 @@ def refit(setting: str, t: dict[str, Any], name: str) -> dict[str, Any]:
     cut = choose_cut(setting, np.where(flagged(t), 0.0, p) if rule else p, y)
     final = np.where(flagged(t), p * cut, p) if rule else p
     out = lr | {"candidate": name, "features": feature_names(name, setting),
-                "rule": list(RULE) if rule else [], "cut": round(cut, 4),
+                "rule": [*RULE, *OPPOSITE] if rule else list(OPPOSITE), "cut": round(cut, 4),
                 "at_cut_in_sample": prec_rec(final, y, cut)}
     if setting == "sentence":  # the lenient cut (best F1, as at the claim level) for callers that ask for it
         out["cut_f1"] = round(choose_cut("claim", p, y), 4)
