@@ -189,6 +189,12 @@ def test_non_latin_title_reads_back_from_the_pdf(isolated: Path) -> None:
     assert title in text and "Приливные турбины стоят на дне моря [1]" in text
     assert pdf.get_metadata_dict()["Title"] == title
     pdf.close()
+    said: list[str] = []
+    write(isolated / "articles", "cjk", "# 潮汐 energy\n\nTidal [1].\n", sources=SOURCES[:1])
+    export_article(isolated / "articles", "cjk", "pdf", warn=said.append)
+    assert said == ["the PDF font (Roboto) has no glyph for 2 character(s), left out: 潮汐 (HTML and DOCX keep them)"]
+    export_article(isolated / "articles", "tidal", "pdf", warn=said.append, force=True)
+    assert len(said) == 1  # Cyrillic and Greek: nothing lost
 
 
 def test_draft_only_on_request_and_marked(isolated: Path, cli: Any) -> None:

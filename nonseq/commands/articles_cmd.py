@@ -64,7 +64,8 @@ def export(
     """Export an article as HTML, DOCX or PDF: title, headings, linked [n] citations, sources, metadata."""
     from nonseq.writing.export import export_article
 
-    path = export_article(workspace(ctx).articles_dir, ref, fmt.lower(), out=out, draft=draft, force=force)
+    path = export_article(workspace(ctx).articles_dir, ref, fmt.lower(), out=out, draft=draft, force=force,
+                          warn=lambda line: typer.echo(f"warning: {line}", err=True))
     typer.echo(f"exported: {path}")
 
 

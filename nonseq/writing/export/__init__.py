@@ -72,8 +72,12 @@ def save(path: Path, data: bytes, force: bool) -> None:
 
 
 def export_article(articles_dir: Path, ref: str, fmt: str, *, out: str | Path | None = None,
-                   draft: bool = False, force: bool = False) -> Path:
-    """Export the article `ref` (slug, file name or path) in `fmt`; the path written."""
+                   draft: bool = False, force: bool = False,
+                   warn: Callable[[str], None] | None = None) -> Path:
+    """Export the article `ref` (slug, file name or path) in `fmt`; the path written.
+
+    `warn` hears of what the format could not keep (characters the PDF font lacks).
+    """
     from nonseq.writing.articles import find_article
     from nonseq.writing.export.document import load_document
 
@@ -86,5 +90,5 @@ def export_article(articles_dir: Path, ref: str, fmt: str, *, out: str | Path | 
     path = target_path(article, fmt, out)
     if path.exists() and not force:
         raise UsageError(f"{path} exists; pass --force to replace it")
-    save(path, render(doc), force)
+    save(path, render(doc, warn) if fmt == "pdf" else render(doc), force)
     return path

@@ -5,6 +5,7 @@ only), front matter as document information, citations as links to the sources' 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -135,6 +136,27 @@ class _Writer:
         return bytes(pdf.output())
 
 
-def to_pdf(doc: Document) -> bytes:
-    """The whole document as PDF bytes."""
+def document_text(doc: Document) -> str:
+    """Every character the PDF shows."""
+    parts = [doc.title, *(b.text for b in doc.blocks), *(f"{s.label} {s.location}" for s in doc.sources),
+             *doc.reasons]
+    return "".join(parts)
+
+
+def missing_glyphs(doc: Document) -> str:
+    """The characters of the document Roboto has no glyph for (the PDF leaves them out), in order."""
+    from fontTools.ttLib import TTFont
+
+    with TTFont(str(font_files()[""]), lazy=True) as font:
+        cmap = font.getBestCmap()
+    return "".join(dict.fromkeys(c for c in document_text(doc) if not c.isspace() and ord(c) not in cmap))
+
+
+def to_pdf(doc: Document, warn: Callable[[str], None] | None = None) -> bytes:
+    """The whole document as PDF bytes; `warn` hears of characters the font cannot show."""
+    if warn is not None:
+        lost = missing_glyphs(doc)
+        if lost:
+            warn(f"the PDF font (Roboto) has no glyph for {len(lost)} character(s), left out: "
+                 f"{lost[:20]}{'…' if len(lost) > 20 else ''} (HTML and DOCX keep them)")
     return _Writer(doc).render()
