@@ -206,17 +206,6 @@ def check_arguments(spec: ToolSpec, args: Any) -> dict[str, Any]:
     return dict(args or {})
 
 
-def api_class() -> Any:
-    """nonseq.api.WorkspaceAPI, or the stand-in with its methods while the API is not merged."""
-    import importlib
-
-    try:
-        module = importlib.import_module("nonseq.api")
-    except ImportError:
-        module = importlib.import_module("nonseq.mcp_facade")
-    return module.WorkspaceAPI
-
-
 class Workspaces:
     """Opens the workspace for one call: read-only without a lock, or locked for a write."""
 
@@ -226,9 +215,10 @@ class Workspaces:
     @contextmanager
     def open(self, action: str, *, write: bool) -> Iterator[WorkspaceAPI]:
         """The workspace of the server's config, through the Python API, closed after the call."""
+        from nonseq.api import WorkspaceAPI
         from nonseq.config import load_settings
 
-        api = api_class().from_settings(load_settings(self.config), read_only=not write)
+        api = WorkspaceAPI.from_settings(load_settings(self.config), read_only=not write)
         try:
             if not write:
                 yield api

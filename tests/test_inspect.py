@@ -7,7 +7,7 @@ import json
 import pytest
 
 from nonseq.config import load_settings
-from nonseq.index.store import research_collection
+from nonseq.index.vector_store import research_collection
 from nonseq.models import Chunk
 from nonseq.workspace import Workspace
 

@@ -85,6 +85,7 @@ def _error(result: Any) -> str:
     return text
 
 
+@pytest.mark.slow
 def test_an_agent_searches_adds_a_topic_and_proposes_a_fact(kb: Path, cli: Any) -> None:
     """The whole session over stdio, with the CLI and the lock beside it."""
     from nonseq.lock import acquire, release
