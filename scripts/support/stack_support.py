@@ -6,8 +6,8 @@
     python stack_support.py claim     # the claim level alone (no head needed): token recall judged, refit, shipped
     python stack_support.py sentence  # the sentence setting's token recall judged; shipped only if it passed
     python stack_support.py ensemble  # the sentence setting over the head's seed ensemble: judged, shipped if passed
-    python stack_support.py snli      # stop 36: the head trained with SNLI pairs, judged (nothing shipped)
-    python stack_support.py ce        # stop 37: the SNLI-tuned cross-encoder as a column, judged (nothing shipped)
+    python stack_support.py snli      # the head trained with SNLI pairs, judged (nothing shipped)
+    python stack_support.py ce        # the SNLI-tuned cross-encoder as a column, judged (nothing shipped)
 
 Needs the out-of-fold head predictions of `train_support.py cv` (WORK/pred_fold*_e6.json) and the
 final head (`train_support.py final-train` + `final`). Folds: train_support's (5, grouped, seed 0).
@@ -23,9 +23,9 @@ judged once on folds 3-4 (each scored by an LR fitted on the other four), shippe
 supported-vs-rest rose there by >= 0.005 and supported-vs-partial fell by no more than 0.005.
 `claim` reproduces that judgement and ships the claim level; the sentence setting is left as it is.
 
-The sentence setting's token recall (the same feature over the one or two source sentences) came in
-stop 34, with its protocol fixed before any figure was read: the head's out-of-fold predictions
-recomputed (`train_support.py states` and `cv`); one candidate, the shipped head+today plus
+The sentence setting's token recall (the same feature over the one or two source sentences) was
+judged after the claim level's, with its protocol fixed before any figure was read: the head's
+out-of-fold predictions recomputed (`train_support.py states` and `cv`); one candidate, the shipped head+today plus
 tok_recall; folds 0-2 reported only; judged once on folds 3-4 (each scored by an LR fitted on the
 other four); shipped only if there the sentence AUROC rose by >= 0.005, the WiCE sentence AUROC
 fell by no more than 0.005 and precision at the cross-fitted cut did not fall. `sentence` reproduces
@@ -61,11 +61,11 @@ HEAD_S = ("whole", "whole_rel")
 TOKEN = ("tok_recall",)  # the claim level's token recall (a later candidate: see the module docstring)
 TUNE_FOLDS, TEST_FOLDS = (0, 1, 2), (3, 4)  # the token recall's design and judgement folds
 RULE = ("missing_numbers", "missing_names", "negation")  # today's rule: such a pair is scaled under the cut
-OPPOSITE = ("opposite",)  # stop 45: a fit-free rule on both settings (opposite_rule.py), named when shipped
+OPPOSITE = ("opposite",)  # a fit-free rule on both settings (opposite_rule.py), named when shipped
 EPOCH = 6
 ENSEMBLE = 3  # members of the head's seed ensemble (train_support.py --member 0..2)
 ENSEMBLE_PROTOCOL = (
-    "Stop 34, fixed before any figure was read: members trained with seeds 13+fold, 113+fold, 213+fold "
+    "Fixed before any figure was read: members trained with seeds 13+fold, 113+fold, 213+fold "
     "(same examples, architecture, epochs), logits averaged; candidate head+today over the mean, baseline "
     "head+today over member 0; folds 0-2 reported only; judged once on folds 3-4: shipped only if the "
     "sentence AUROC rises >= 0.005, the WiCE sentence AUROC falls <= 0.005 and precision at the "
@@ -199,7 +199,7 @@ def folds_fallen(old: list[float], new: list[float]) -> int:
 
 def all_folds_verdict(claim: tuple[dict[str, Any], dict[str, Any]],
                       sentence: tuple[dict[str, Any], dict[str, Any]]) -> dict[str, Any]:
-    """Stop 40's verdict on (baseline, candidate) judged by `all_folds` at both levels: the pooled rules,
+    """The tree stacker's verdict on (baseline, candidate) judged by `all_folds` at both levels: the pooled rules,
     and the candidate lower on at most 2 of 5 folds (claim: WiCE supported vs the rest; sentence: AUROC)."""
     wice = [[f["wice"]["auroc_supported_vs_rest"] for f in r["per_fold"]] for r in claim]
     sent = [[f["auroc"] for f in r["per_fold"]] for r in sentence]
@@ -238,7 +238,7 @@ def claim_passes(old: dict[str, Any], new: dict[str, Any]) -> bool:
 
 def sentence_passes(old: dict[str, Any], new: dict[str, Any], old_precision: float | None,
                     new_precision: float | None) -> bool:
-    """Stop 34's sentence rule: AUROC rises >= 0.005, WiCE AUROC falls <= 0.005, precision at the cut holds."""
+    """The sentence rule: AUROC rises >= 0.005, WiCE AUROC falls <= 0.005, precision at the cut holds."""
     return bool(new["auroc"] - old["auroc"] >= 0.005 and new["auroc_wice"] - old["auroc_wice"] >= -0.005
                 and (new_precision or 0) >= (old_precision or 0))
 
@@ -374,7 +374,7 @@ def claim_token() -> dict[str, Any]:
 
 def sentence_judgement(t: dict[str, Any], names: tuple[str, str], protocol: str,
                        out: str) -> tuple[dict[str, Any], bool]:
-    """Judge a sentence-setting candidate against the baseline by stop 34's rule; a failed one is recorded only.
+    """Judge a sentence-setting candidate against the baseline by the sentence rule; a failed one is recorded only.
 
     The rule: on folds 3-4 the sentence AUROC rises >= 0.005, the WiCE sentence AUROC falls <= 0.005
     and precision at the cross-fitted cut does not fall. A failure leaves support_head.json as it is.
@@ -421,7 +421,7 @@ def sentence_ensemble(members: int = ENSEMBLE) -> dict[str, Any]:
 
 
 SNLI_PROTOCOL = (
-    "Stop 36, fixed before any figure was read: the head of member 0 (seed 13+fold, 6 epochs) trained with "
+    "Fixed before any figure was read: the head of member 0 (seed 13+fold, 6 epochs) trained with "
     "20,000 SNLI pairs added to every fold's training part (train_support.py cv --snli) against the same "
     "head without them. 1) Judged on folds 3-4 on raw head logits: adopted for the sentence setting only "
     "if the pooled sentence AUROC rises >= 0.005 and the WiCE sentence AUROC falls <= 0.005 (it fell). "
@@ -448,7 +448,7 @@ def raw_head_figures(rows: dict[int, dict[str, Any]], items: list[dict[str, Any]
 
 
 def snli_judgement() -> dict[str, Any]:
-    """Stop 36's two judgements of the head trained with SNLI pairs (recorded in WORK/snli.json only)."""
+    """The two judgements of the head trained with SNLI pairs (recorded in WORK/snli.json only)."""
     report: dict[str, Any] = {"protocol": SNLI_PROTOCOL, "raw_folds_3_4": {}}
     for name, tag in (("head", ""), ("head_snli", "_snli")):
         ts.PRED_TAG = tag
@@ -475,7 +475,7 @@ def snli_judgement() -> dict[str, Any]:
 
 
 CE_PROTOCOL = (
-    "Stop 37, fixed before any figure was read (stop 36's pilot had scored fold 0 with the cross-encoder alone): "
+    "Fixed before any figure was read (the SNLI pilot had scored fold 0 with the cross-encoder alone): "
     "all-MiniLM-L6-v2 fine-tuned end to end (pilot_cross_encoder.py), 1 epoch on a seeded 30,000 SNLI pairs "
     "(shared by every fold), then 1 epoch on each fold's training pairs; its logit on the fold's records (claim "
     "vs the whole source) and sentence items is a column 'ce'. Claim level: today+tok+rule vs today+tok+ce+rule; "
@@ -499,7 +499,7 @@ def ce_scores() -> tuple[dict[str, float], dict[tuple[str, str, tuple[str, ...]]
 
 
 def ce_judgement() -> dict[str, Any]:
-    """Stop 37's judgement of the cross-encoder column at both levels (recorded in WORK/ce.json only)."""
+    """The judgement of the cross-encoder column at both levels (recorded in WORK/ce.json only)."""
     by_rec, by_item = ce_scores()
     claim = claim_table()
     claim["ce"] = np.array([[by_rec[str(i)]] for i in range(len(claim["y"]))])

@@ -286,7 +286,7 @@ def training_examples(recs: list[Record], seed: int, full: bool = True, partial:
     """All training examples of some records (deduplicated by claim and source). Without `full`
     (the cross-encoder's short inputs): no whole-source examples, sets of at most 3 sentences,
     one non-evidence sentence per record and fewer unrelated sources. With `partial`: partial
-    claims too (`partial_claims`, stop 41's candidate; their own rng, so the rest is unchanged)."""
+    claims too (`partial_claims`, a candidate not shipped; their own rng, so the rest is unchanged)."""
     rng = random.Random(seed)
     out: list[Example] = []
     for rec in recs:

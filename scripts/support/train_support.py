@@ -8,10 +8,10 @@
     python train_support.py cv --member 1             # member k of a seed ensemble (seed + 100 k)
     python train_support.py final-train --member 1    # the final member k
     python train_support.py final --members 3         # export the members' mean as one ONNX
-    python train_support.py cv --folds 3 --snli PATH  # plus SNLI pairs in training (stop 36's pilot)
-    python train_support.py cv --partial              # plus partial claims in training (stop 41's candidate)
+    python train_support.py cv --folds 3 --snli PATH  # plus SNLI pairs in training (a pilot, not shipped)
+    python train_support.py cv --partial              # plus partial claims in training (a candidate, not shipped)
 
-What ships since stop 34 is the seed ensemble: `cv --member k` and `final-train --member k` for
+What ships is the seed ensemble: `cv --member k` and `final-train --member k` for
 k = 0, 1, 2 (two processes with one thread each: cv 7 min, final-train 3 min a member on two idle
 cores), `final --members 3`, then `stack_support.py today` and `ensemble` (judged, sentence LR refit
 on the members' mean out-of-fold logits, shipped).
@@ -123,7 +123,7 @@ def log(msg: str) -> None:
 #: Extra NLI training pairs (`--snli PATH --snli-pairs N`): added to every fold's training part
 #: and to the final model's, never scored.
 EXTRA: list[Example] = []
-#: Partial claims in every training part (`--partial`, stop 41's candidate; support_data.partial_claims).
+#: Partial claims in every training part (`--partial`, a candidate not shipped; support_data.partial_claims).
 PARTIAL = False
 
 
