@@ -34,7 +34,7 @@ Every key is optional; the defaults below apply when a key, a section or the who
   `["a", "b"]`), else as a string. `nonseq config show` marks each value that came from one.
 - **Checked once, at load**: an unknown section or key, a wrong type or a value out of range is one
   line naming the key (or the variable) and what is allowed, with exit code 2, e.g.
-  `error: config.toml: fetch.timeout: Input should be greater than 0 (got -1)`.
+  `error: /home/me/writing/config.toml: fetch.timeout: Input should be greater than 0 (got -1)`.
 - **Paths**: the `[paths]` keys and `[qdrant] path` resolve from the config file's folder (from the
   current folder without one); `~` is expanded.
 
