@@ -11,7 +11,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "web" / "scrapinghub-aeb"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository: nonseq, devkit, bench
+from devkit.data import DATA as SHARED  # noqa: E402 - after the path setup
+
+DATA = SHARED / "web" / "scrapinghub-aeb"
 FIRST_HOST = 10  # 127.0.0.10 onwards (tests/web.py uses .2-.7)
 
 

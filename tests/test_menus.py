@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from tests.llm_servers import BRIEF
-from tests.terminal import Terminal
+from devkit.llm_servers import BRIEF
+from devkit.terminal import Terminal
 from tests.web import LocalWeb
 
 pytestmark = [pytest.mark.slow]

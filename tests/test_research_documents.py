@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 import yaml
 
+from devkit import pdf_bombs
+from devkit.llm_servers import BRIEF
 from nonseq.events import Event, Step
-from tests import pdf_bombs
-from tests.llm_servers import BRIEF
 from tests.web import DOCS_DIR, LocalWeb, write_config
 
 pytestmark = [pytest.mark.slow]

@@ -28,7 +28,7 @@ class Terminal:
 
     def __init__(self, cwd: Path, *args: str, timeout: float = 60.0) -> None:
         env = {k: v for k, v in os.environ.items() if not k.startswith("NONSEQ_")}
-        # tests/nonseq_child.py: the real CLI, kept on loopback (the local web's names are in
+        # devkit/child.py: the real CLI, kept on loopback (the local web's names are in
         # the workspace's config.toml, [fetch] hosts).
         env.update(PYTHONPATH=str(ROOT), TERM="xterm", COLUMNS=str(COLS), LINES=str(ROWS),
                    HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", EDITOR="true",
@@ -39,7 +39,7 @@ class Terminal:
         self.screen_ = pyte.Screen(COLS, ROWS)
         self.stream = pyte.Stream(self.screen_)
         self.transcript = ""
-        self.child = pexpect.spawn(sys.executable, ["-m", "tests.nonseq_child", *args], cwd=str(cwd),
+        self.child = pexpect.spawn(sys.executable, ["-m", "devkit.child", *args], cwd=str(cwd),
                                    env=env, dimensions=(ROWS, COLS), encoding="utf-8",
                                    codec_errors="replace")
 
