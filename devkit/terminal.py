@@ -76,7 +76,7 @@ class Terminal:
         while time.monotonic() < deadline:
             screen = self.screen()
             if text in screen:
-                print(f"{time.monotonic() - self.started:6.1f} s  {text!r}")  # shown when a test fails
+                print(f"{time.monotonic() - self.started:6.1f} s  {text!r}", file=sys.stderr)  # shown when a test fails
                 return screen
             if UNEXPECTED in screen or "Traceback" in screen or not alive:
                 break
@@ -88,7 +88,7 @@ class Terminal:
         deadline = time.monotonic() + (timeout or self.timeout)
         while time.monotonic() < deadline:
             if condition():
-                print(f"{time.monotonic() - self.started:6.1f} s  {what}")  # shown when a test fails
+                print(f"{time.monotonic() - self.started:6.1f} s  {what}", file=sys.stderr)  # shown when a test fails
                 return
             if not self._pump(0.05):
                 break
