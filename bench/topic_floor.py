@@ -70,10 +70,13 @@ def main() -> int:
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--floors", default="0.25,0.27,0.3,0.35")
-    ap.add_argument("--limit", type=int, default=0, help="only the first N tune topics (a smoke run)")
+    ap.add_argument("--limit", type=int, default=0, help="a smoke run: the first N tune topics, one page each")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    rel = relevances(load_topics("tune")[:args.limit or None])
+    topics = load_topics("tune")
+    if args.limit:  # a smoke run: the first N topics, one page each
+        topics = [t | {"pages": t["pages"][:1]} for t in topics[:args.limit]]
+    rel = relevances(topics)
     report: dict[str, Any] = {
         "n": {k: len(v) for k, v in rel.items()},
         "other_category_percentiles": {p: round(float(np.percentile(rel["other_category"], p)), 3)

@@ -70,6 +70,7 @@ def test_topic_floor_smoke(only_nonseq: Path) -> None:
     assert got["n"]["own"] > 0
 
 
+@pytest.mark.slow  # the model answers a JSON call: about 35 s of CPU
 def test_llm_smoke(only_nonseq: Path) -> None:
     got = bench(only_nonseq, "llm", "--limit", "1", "--max-tokens", "8", "--json")
     assert {"description", "load_s", "ttft_s", "tokens", "tokens_per_s", "json_s", "json_ok"} <= set(got)
