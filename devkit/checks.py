@@ -16,7 +16,7 @@ def one_error_line(result: Any, needle: str = "", *, warnings: bool = False) -> 
     lines = result.stderr.splitlines()
     if warnings:
         lines = [ln for ln in lines if not ln.startswith("warning:")]
-    assert len(lines) == 1 and lines[0].startswith("error: ") and result.stderr.endswith("\n"), result.stderr
+    assert len(lines) == 1 and lines[0].startswith("error: ") and result.stderr.endswith("\n"), repr(result.stderr)
     assert needle in lines[0], lines[0]
     output = (result.stdout or "") + (result.stderr or "")
     assert "Traceback" not in output, output
