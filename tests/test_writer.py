@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 import yaml
-from llm_servers import ScriptedChat
 
+from devkit.llm_servers import ScriptedChat
 from nonseq.config import WritingSettings
 from nonseq.text.prose import reject_reason
 from nonseq.text.sentences import sentences, split, split_sentences
