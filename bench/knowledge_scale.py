@@ -163,7 +163,7 @@ def bench_topic(export: Path) -> tuple[Any, list[Any]]:
 
 def phase_pack(config: Path, export: Path) -> dict[str, Any]:
     """Open the store (and its knowledge shards), index the topic's research, time 10 context packs."""
-    from nonseq.index.store import EVERGREEN, knowledge_collection, research_collection
+    from nonseq.index.vector_store import EVERGREEN, knowledge_collection, research_collection
     from nonseq.retrieval.pipeline import run_chain
 
     ws = workspace(config)

@@ -189,7 +189,7 @@ def all_pages(data: Path, limit: int | None) -> dict[str, Any]:
     """Research every benchmark page in this process, then time the embedding of the same chunks alone."""
     from nonseq import queue
     from nonseq.config import load_settings
-    from nonseq.index.store import research_collection
+    from nonseq.index.vector_store import research_collection
     from nonseq.pipeline.research import run_research
     from nonseq.workspace import Workspace
 
@@ -199,7 +199,7 @@ def all_pages(data: Path, limit: int | None) -> dict[str, Any]:
         ws = Workspace(load_settings(Path(tmp) / "config.toml", environ={}))
         try:
             ws.embedder.embed(["warm up the model"])  # load outside the timings
-            topic = queue.add_topic(ws.db, "Benchmark pages", "business", ws.categories)
+            topic = queue.insert_topic(ws.db, "Benchmark pages", "business", ws.categories)
             cpu = time.process_time()
             summary = run_research(ws, topic.id, urls=[base + path for path in pages])
             research_cpu = time.process_time() - cpu
@@ -268,7 +268,7 @@ def run_pdfs(pdfs: list[Path]) -> dict[str, Any]:
             read = [reader.read(data, name) for name, data in files.items()]
             extract_seconds = time.perf_counter() - started
             ws.embedder.embed(["warm up the model"])
-            topic = queue.add_topic(ws.db, "Benchmark PDFs", "business", ws.categories)
+            topic = queue.insert_topic(ws.db, "Benchmark PDFs", "business", ws.categories)
             summary = run_research(ws, topic.id, urls=[base + name for name in files])
         finally:
             ws.close()

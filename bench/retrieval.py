@@ -38,7 +38,7 @@ from bench import calibration  # noqa: E402
 from bench._metrics import evaluate, load_beir, self_check  # noqa: E402
 from nonseq.config import PathsSettings, RerankSettings, Settings  # noqa: E402
 from nonseq.index.rerankers import Reranker, build_reranker  # noqa: E402
-from nonseq.index.store import research_collection  # noqa: E402
+from nonseq.index.vector_store import research_collection  # noqa: E402
 from nonseq.models import Candidate, Chunk, Topic  # noqa: E402
 from nonseq.retrieval.dedup import unit  # noqa: E402
 from nonseq.retrieval.fusion import fuse, fuse_scores  # noqa: E402

@@ -70,7 +70,7 @@ def _before(cls: type, method: str, point: str) -> None:
 def _wire_kill_points() -> None:
     """Wrap the places a kill may hit: fetching, indexing, rebuilding, generating, writing the article."""
     from nonseq.index.edge import EdgeStaging, EdgeStore
-    from nonseq.index.store import VectorStore
+    from nonseq.index.vector_store import VectorStore
     from nonseq.research.fetch import Fetcher
 
     _after(Fetcher, "_page", "fetch")

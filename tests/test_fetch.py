@@ -255,7 +255,7 @@ def test_duplicates_and_fetch_urls(local_web: LocalWeb, registry: DomainRegistry
     pages = fetch_urls([url, url], local_web.fetch_settings(), registry, local_web.resolve, "t")
     assert sorted(p.source.outcome for p in pages) == [Outcome.DUPLICATE, Outcome.FETCHED]
     assert {p.source.topic_slug for p in pages} == {"t"}
-    topic = queue.add_topic(ws.db, "Stadia", "software", ws.categories)
+    topic = queue.insert_topic(ws.db, "Stadia", "software", ws.categories)
     assert queue.record_sources(ws.db, topic, [p.source for p in pages]) == 2
     stored = queue.list_sources(ws.db, topic)
     assert {s.outcome for s in stored} == {Outcome.FETCHED}  # same URL: the row is replaced

@@ -8,7 +8,7 @@ import pytest
 
 from devkit.checks import one_error_line
 from nonseq.config import load_settings
-from nonseq.index.store import research_collection
+from nonseq.index.vector_store import research_collection
 from nonseq.models import Chunk
 from nonseq.workspace import Workspace
 

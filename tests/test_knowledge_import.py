@@ -13,7 +13,7 @@ from devkit.checks import one_error_line
 from devkit.child import run_child
 from nonseq.config import load_settings
 from nonseq.events import Event, Kind
-from nonseq.index.store import EVERGREEN, knowledge_collection
+from nonseq.index.vector_store import EVERGREEN, knowledge_collection
 from nonseq.knowledge import import_facts, records
 from nonseq.workspace import Workspace
 from tests.web import free_port

@@ -63,8 +63,8 @@ def test_until_is_local_time_and_earlier_means_tomorrow() -> None:
 
 
 def test_transient_failures_are_retried_up_to_the_limit(ws: Workspace) -> None:
-    topic = queue.add_topic(ws.db, "Flaky topic", "science", ws.categories)
-    hard = queue.add_topic(ws.db, "Broken topic", "science", ws.categories)
+    topic = queue.insert_topic(ws.db, "Flaky topic", "science", ws.categories)
+    hard = queue.insert_topic(ws.db, "Broken topic", "science", ws.categories)
     queue.fail(ws.db, hard.id, UsageError("bad input"))
     for attempt in range(3):
         queue.fail(ws.db, topic.id, BackendError("LLM server down"))
@@ -177,7 +177,7 @@ def test_an_alarm_inside_the_fetch_loop_still_reaches_the_caller() -> None:
 
 def test_topic_time_limit_fails_it_for_a_retry_next_night(night_env: Path) -> None:
     with Workspace(load_settings()) as ws:
-        topic = queue.add_topic(ws.db, STADIA, "software", ws.categories)
+        topic = queue.insert_topic(ws.db, STADIA, "software", ws.categories)
         with ws.lock("night"):
             summary = run_night(ws, NightOptions(max_topics=5, topic_timeout=0.3, retries=2))
         assert summary.exit_code == 4 and summary.entries[0].error.startswith("time limit"), \
@@ -199,7 +199,7 @@ def test_a_lost_alarm_still_ends_the_topic_at_the_next_step(night_env: Path,
 
     monkeypatch.setattr(night, "time_limit", lambda _seconds: contextlib.nullcontext())  # the alarm lost
     with Workspace(load_settings()) as ws:
-        topic = queue.add_topic(ws.db, STADIA, "software", ws.categories)
+        topic = queue.insert_topic(ws.db, STADIA, "software", ws.categories)
         with ws.lock("night"):
             summary = run_night(ws, NightOptions(max_topics=5, topic_timeout=0.3, retries=2))
         entry = summary.entries[0]

@@ -35,7 +35,7 @@ def _thin_topic(ws: Workspace, local_web: LocalWeb) -> int:
     from nonseq.pipeline.research import run_research
 
     page = next(p for p in local_web.pages if p.topic == "hibernation")
-    topic = queue.add_topic(ws.db, "Hibernating astronauts", "space", ws.categories)
+    topic = queue.insert_topic(ws.db, "Hibernating astronauts", "space", ws.categories)
     run_research(ws, topic.id, urls=[page.url])
     return topic.id
 

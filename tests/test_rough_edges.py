@@ -151,7 +151,7 @@ def test_queue_help_names_retry_and_edit_needs_a_change(cli: Any) -> None:
 
 
 def test_retry_reopens_failed_and_insufficient_topics(cli: Any, ws: Any) -> None:
-    topic = queue.add_topic(ws.db, "Tomatoes", "science", ws.categories)
+    topic = queue.insert_topic(ws.db, "Tomatoes", "science", ws.categories)
     with pytest.raises(StageError, match="only failed or insufficient_research"):
         queue.retry(ws.db, topic.id)
     queue.move(ws.db, topic.id, Stage.FAILED, reason="boom")

@@ -17,7 +17,7 @@ from devkit.checks import one_error_line
 from devkit.child import run_child
 from nonseq import queue
 from nonseq.config import load_settings
-from nonseq.index.store import EVERGREEN, knowledge_collection, research_collection
+from nonseq.index.vector_store import EVERGREEN, knowledge_collection, research_collection
 from nonseq.workspace import Workspace
 from tests.shared_data import DATA
 from tests.web import free_port
@@ -93,7 +93,7 @@ def _same_points(store: object, wrote: dict[str, dict[str, tuple]]) -> None:
 
 def test_a_local_mode_workspace_migrates_keeping_every_point_and_payload(cli, isolated: Path) -> None:  # noqa: ANN001
     with _ws() as ws:
-        queue.add_topic(ws.db, "An old topic", "science", ws.categories, slug="t")
+        queue.insert_topic(ws.db, "An old topic", "science", ws.categories, slug="t")
         wrote = _local_mode_store(ws.qdrant_path)
     result = cli("collections", "--json")
     assert "moving the vector store" in result.stderr
@@ -112,7 +112,7 @@ def test_a_local_mode_workspace_migrates_keeping_every_point_and_payload(cli, is
 @pytest.mark.slow
 def test_an_interrupted_migration_starts_over_and_loses_nothing(cli, isolated: Path) -> None:  # noqa: ANN001
     with _ws() as ws:
-        queue.add_topic(ws.db, "An old topic", "science", ws.categories, slug="t")
+        queue.insert_topic(ws.db, "An old topic", "science", ws.categories, slug="t")
         wrote = _local_mode_store(ws.qdrant_path)
         root = ws.qdrant_path
     assert run_child(["collections"], isolated, kill_at="rebuild:2", timeout=600).returncode == -9
