@@ -8,13 +8,12 @@ import json
 import os
 import signal
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 from scripted_llm import ScriptedModel
 
+from devkit.child import child_argv, child_env
 from nonseq import knowledge, queue
 from nonseq.config import load_settings
 from nonseq.index.vector_store import EVERGREEN, knowledge_collection, research_collection
@@ -240,15 +239,14 @@ def test_kill_between_promotion_and_wipe(cli, isolated: Path) -> None:  # noqa: 
     cli("knowledge", "extract", str(tid))
     ids = [f["id"] for f in _facts(cli)]
     cli("knowledge", "keep", *map(str, ids))
-    env = {**os.environ, "NONSEQ_TEST_PAUSE_AT": "promote", "PYTHONPATH": str(REPO)}
-    proc = subprocess.Popen([sys.executable, "-m", "tests.nonseq_child", "knowledge", "promote", str(tid)],
-                            cwd=isolated, env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
+    proc = subprocess.Popen(child_argv(["knowledge", "promote", str(tid)]), cwd=isolated,
+                            env=child_env(NONSEQ_TEST_PAUSE_AT="promote"), stderr=subprocess.PIPE,
+                            stdout=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 120
-        line = b""
-        while b"paused at promote" not in line and time.monotonic() < deadline:
-            line = proc.stderr.readline() if proc.stderr else b""  # type: ignore[union-attr]
-            assert line or proc.poll() is None, "promote ended before the pause"
+        assert proc.stderr is not None
+        lines = iter(proc.stderr.readline, b"")  # ends when the child closes stderr (it exited)
+        paused = any(b"paused at promote" in line for line in lines)
+        assert paused, f"promote ended (exit {proc.wait(30)}) before the pause"
         proc.send_signal(signal.SIGKILL)
         proc.wait(30)
     finally:

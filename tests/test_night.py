@@ -6,18 +6,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
-import random
 import signal
-import subprocess
 import sys
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
+from devkit.checks import check_consistent, kill_points
+from devkit.child import run_child
 from nonseq import lock, queue
 from nonseq.config import load_settings
 from nonseq.errors import BackendError, UsageError
@@ -212,39 +210,6 @@ def test_a_lost_alarm_still_ends_the_topic_at_the_next_step(night_env: Path,
 # --- the crash test -----------------------------------------------------------------------------
 
 
-def _child(args: list[str], kill_at: str = "") -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    if kill_at:
-        env["NONSEQ_TEST_KILL_AT"] = kill_at
-    return subprocess.run([sys.executable, "-m", "tests.nonseq_child", *args], env=env,
-                          capture_output=True, text=True, timeout=900, check=False)
-
-
-def kill_points(seed: int, count: int) -> list[str]:
-    """Kill points across research, indexing, generation and writing, chosen by a seeded RNG."""
-    rng = random.Random(seed)
-    ranges = {"fetch": (1, 6), "index": (1, 3), "token": (1, 80), "article": (1, 1)}
-    names = rng.sample(sorted(ranges), count) if count < len(ranges) else list(ranges)
-    order = ["fetch", "index", "token", "article"]
-    return [f"{n}:{rng.randint(*ranges[n])}" for n in sorted(names, key=order.index)]
-
-
-def check_consistent(ws: Workspace) -> None:
-    """No duplicate points, no half-written article."""
-    for name in ws.store.collections():
-        points = ws.store.scroll_all(name)
-        keys = [(p.chunk.topic_slug, p.chunk.url, p.chunk.text) for p in points]
-        assert len(keys) == len(set(keys)), f"duplicate points in {name}"
-    for path in ws.articles_dir.glob("*.md"):
-        if path.name.endswith(".prompt.md"):
-            continue
-        text = path.read_text(encoding="utf-8")
-        assert text.startswith("---\n"), path
-        meta = yaml.safe_load(text.split("---\n", 2)[1])
-        complete = "## Sources" in text or meta.get("status") == "draft"
-        assert meta.get("slug") and complete, f"half-written article {path}"
-
-
 def _keep_a_fact(settings: Any) -> list[tuple[int, str]]:
     """A fact a person kept before the night (the night must never lose it)."""
     from nonseq.db import transaction
@@ -267,8 +232,8 @@ def _kept_facts(ws: Workspace) -> list[tuple[int, str]]:
 
 def run_kill_sequence(points: list[str]) -> list[int]:
     """Kill a night run at each point in turn (same workspace), then let one finish; return codes."""
-    codes = [_child(["night"], kill_at=point).returncode for point in points]
-    final = _child(["night"])
+    codes = [run_child(["night"], kill_at=point).returncode for point in points]
+    final = run_child(["night"])
     assert final.returncode == 0, final.stderr
     return [*codes, final.returncode]
 

@@ -1,6 +1,6 @@
 """The vector store on both engines (qdrant-edge on disk, a Qdrant server by URL), with the bundled models.
 
-The server tests run against tests/qdrant_fake.py (Qdrant's REST wire format on 127.0.0.1), or a
+The server tests run against devkit/qdrant_fake.py (Qdrant's REST wire format on 127.0.0.1), or a
 real server when NONSEQ_TEST_QDRANT_URL is set.
 """
 
