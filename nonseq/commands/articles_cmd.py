@@ -1,4 +1,5 @@
-"""`nonseq articles list|show`: what has been written, with its grounding figures."""
+"""`nonseq articles list|show|export`: what has been written, with its grounding figures, and
+exporting it as HTML, DOCX or PDF."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from nonseq.commands._common import workspace
 from nonseq.ui import console as out
 from nonseq.ui.console import print_json
 
-articles_app = typer.Typer(help="Written articles: list them, print one.", no_args_is_help=True)
+articles_app = typer.Typer(help="Written articles: list them, print one, export one.",
+                           no_args_is_help=True)
 
 
 @articles_app.command("list")
@@ -48,6 +50,23 @@ def show(
         print_json({"path": str(path), "meta": meta, "body": body})
         return
     typer.echo(out.plain(path.read_text(encoding="utf-8")), nl=False)
+
+
+@articles_app.command("export")
+def export(
+    ctx: typer.Context,
+    ref: Annotated[str, typer.Argument(help="Slug (or slug-2...), file name or path")],
+    fmt: Annotated[str, typer.Option("--format", "-f", help="html, docx or pdf")],
+    out: Annotated[str | None, typer.Option("--out", "-o", help="File or folder; default: beside the article")] = None,
+    draft: Annotated[bool, typer.Option("--draft", help="Export a draft too (marked DRAFT)")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing file")] = False,
+) -> None:
+    """Export an article as HTML, DOCX or PDF: title, headings, linked [n] citations, sources, metadata."""
+    from nonseq.writing.export import export_article
+
+    path = export_article(workspace(ctx).articles_dir, ref, fmt.lower(), out=out, draft=draft, force=force,
+                          warn=lambda line: typer.echo(f"warning: {line}", err=True))
+    typer.echo(f"exported: {path}")
 
 
 def register(app: typer.Typer) -> None:
