@@ -143,7 +143,11 @@ class BodyDecoder:
 
 
 class BodyRefused(Exception):
-    """A body refused by read_bounded: over the decoded-size limit, past the deadline, or corrupt."""
+    """A body refused by read_bounded: over the decoded-size limit, or corrupt."""
+
+
+class BodyTimedOut(BodyRefused):
+    """A body still arriving at read_bounded's deadline."""
 
 
 def read_bounded(raw_chunks: Iterable[bytes], encoding: str, limit: int, deadline: float) -> bytes:
@@ -154,7 +158,7 @@ def read_bounded(raw_chunks: Iterable[bytes], encoding: str, limit: int, deadlin
         decoder = BodyDecoder(encoding, limit)  # an unknown coding is refused too
         for raw in raw_chunks:
             if time.monotonic() > deadline:
-                raise BodyRefused("no complete answer in time")
+                raise BodyTimedOut("no complete answer in time")
             pieces.extend(decoder.feed(raw))
     except _Stop as stop:
         raise BodyRefused(stop.reason) from None

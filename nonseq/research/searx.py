@@ -160,17 +160,16 @@ class SearxClient:
     def _get_once(self, params: dict[str, Any]) -> dict[str, Any]:
         """One GET /search within `timeout` seconds in all, its body bounded like a page's;
         raise _Retry for retryable failures, BackendError for the rest."""
-        from nonseq.research.fetch import BodyRefused, read_bounded
+        from nonseq.research.fetch import BodyRefused, BodyTimedOut, read_bounded
 
         deadline = time.monotonic() + self.settings.timeout
         try:
             with self._http.stream("GET", "/search", params=params) as response:
                 body = read_bounded(response.iter_raw(), response.headers.get("content-encoding", ""),
                                     self.max_bytes, deadline)
+        except BodyTimedOut:
+            raise _Retry(f"SearXNG at {self.base} did not answer within {self.settings.timeout:g}s") from None
         except BodyRefused as exc:
-            if "in time" in str(exc):
-                raise _Retry(f"SearXNG at {self.base} did not answer within "
-                             f"{self.settings.timeout:g}s") from None
             raise BackendError(f"SearXNG at {self.base}: answer refused ({exc})") from None
         except httpx.ConnectError:
             raise BackendError(f"no SearXNG at {self.base}; {START_HINT}") from None
