@@ -117,6 +117,18 @@ class SparseSettings(Section):
     k1: float = Field(1.2, gt=0, le=5, description="BM25 term-frequency saturation")
     b: float = Field(0.75, ge=0, le=1, description="BM25 length normalisation")
 
+    @field_validator("language")
+    @classmethod
+    def _known_language(cls, value: str) -> str:
+        """A language the Snowball stemmer (PyStemmer) has."""
+        import Stemmer
+
+        name = value.strip().lower()
+        known = sorted(Stemmer.algorithms())
+        if name not in known:
+            raise ValueError(f"{value!r} is not a stemmer language (one of: {', '.join(known)})")
+        return name
+
 
 class ResearchSettings(Section):
     """[research] Extraction and chunking."""

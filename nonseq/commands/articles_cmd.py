@@ -11,6 +11,9 @@ from nonseq.commands._common import workspace
 from nonseq.ui import console as out
 from nonseq.ui.console import print_json
 
+#: The largest file `articles show` prints (a written article is a few KB).
+MAX_ARTICLE_BYTES = 10_000_000
+
 articles_app = typer.Typer(help="Written articles: list them, print one, export one.",
                            no_args_is_help=True)
 
@@ -42,14 +45,19 @@ def show(
     as_json: Annotated[bool, typer.Option("--json", help="Front matter and body as JSON")] = False,
 ) -> None:
     """Print an article."""
+    from nonseq.errors import UsageError
+    from nonseq.text.files import read_utf8_file
     from nonseq.writing.articles import find_article, read_article
 
     path = find_article(workspace(ctx).articles_dir, ref)
+    text = read_utf8_file(path, MAX_ARTICLE_BYTES, "an article")  # a binary or huge file is one line
+    if not text.startswith("---\n"):
+        raise UsageError(f"{out.plain(str(path))} is not an article (no front matter)")
     if as_json:
         meta, body = read_article(path)
         print_json({"path": str(path), "meta": meta, "body": body})
         return
-    typer.echo(out.plain(path.read_text(encoding="utf-8")), nl=False)
+    typer.echo(out.plain(text), nl=False)
 
 
 @articles_app.command("export")
