@@ -1,4 +1,4 @@
-"""`nonseq articles list|show`: what has been written, with its grounding figures."""
+"""`nonseq articles list|show|review`: what has been written, with its grounding figures and sources."""
 
 from __future__ import annotations
 
@@ -48,6 +48,26 @@ def show(
         print_json({"path": str(path), "meta": meta, "body": body})
         return
     typer.echo(out.plain(path.read_text(encoding="utf-8")), nl=False)
+
+
+@articles_app.command("review")
+def review(
+    ctx: typer.Context,
+    ref: Annotated[str, typer.Argument(help="Slug (or slug-2...), file name or path")],
+    as_json: Annotated[bool, typer.Option("--json", help="A list of {sentence, made, sources: [{n, text}]}")] = False,
+) -> None:
+    """Each sentence beside the source sentence(s) it came from, restated ones first."""
+    from nonseq.writing.articles import find_article, read_review
+
+    rows = read_review(find_article(workspace(ctx).articles_dir, ref))
+    if as_json:
+        print_json(rows)
+        return
+    for k, row in enumerate(rows, 1):
+        typer.echo(out.plain(f"{k}. [{row['made']}] {row['sentence']}"))
+        for src in row["sources"]:
+            typer.echo(out.plain(f"     [{src['n']}] {src['text']}"))
+    typer.echo(f"{len(rows)} sentence(s); {sum(r['made'] == 'restated' for r in rows)} restated (listed first)")
 
 
 def register(app: typer.Typer) -> None:
