@@ -39,7 +39,7 @@ from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))  # the repository: nonseq, devkit, bench
 JUNK = ("instruction", "label", "byline", "caption", "text about the page", "heading", "page furniture",
         "holds a URL")
 LABELS = ("keep", "false", "garbled", "fragment", "leans", "off_topic", "unattributed", "furniture", "repeat")
@@ -57,8 +57,7 @@ def load_topics(split: str, only: str = "") -> list[dict[str, Any]]:
 
 def research(ws: Any, spec: dict[str, Any]) -> tuple[Any, Any, float]:
     """Queue the topic, research its pages from the local web, retrieve; (topic, pack, seconds)."""
-    from _localweb import LocalPages
-
+    from bench._localweb import LocalPages
     from nonseq import queue
     from nonseq.pipeline.research import run_research
     from nonseq.pipeline.topics import add_topic
@@ -282,6 +281,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default="", help="keep each article, prompt file and records here")
     ap.add_argument("--llm", choices=("config", "echo"), default="config",
                     help="echo: a stand-in that repeats the source (plumbing checks)")
+    ap.add_argument("--limit", type=int, default=0, help="only the first N topics of the split (a smoke run)")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     ap.add_argument("--labels", default=str(LABELS_FILE), help="the blind reading's labels (JSON lines)")
     args = ap.parse_args(argv)
@@ -291,7 +291,7 @@ def main(argv: list[str] | None = None) -> int:
         (Path(args.out) / "reading.jsonl").write_text("", encoding="utf-8")
     rows = []
     with tempfile.TemporaryDirectory(prefix="writer-bench-") as tmp:
-        for spec in load_topics(args.split, args.topics):
+        for spec in load_topics(args.split, args.topics)[:args.limit or None]:
             rows.append(run_topic(spec, args, Path(tmp)))
             print(f"  {rows[-1]['topic']:<18} {line(rows[-1])}", file=sys.stderr, flush=True)
     result = {"split": args.split, "topics": rows, "total": totals(rows), "labels": label_counts(rows, labels)}
