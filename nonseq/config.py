@@ -327,7 +327,9 @@ class WritingSettings(Section):
         0.0, ge=0, le=2, description="Sampling temperature for writing (0 = greedy: the same article every run)")
     retry: bool = Field(True, description="Retry a failing sentence once with less freedom")
     quote: bool = Field(True, description="Quote the source sentence when the retry fails too (else drop)")
-    min_sentences: int = Field(5, ge=0, description="Fewer sentences make the article a draft")
+    min_sentences: int = Field(8, ge=0, description="Fewer sentences make the article a draft (never padded)")
+    max_quoted_share: float = Field(
+        0.35, ge=0, le=1, description="A larger share of quotations makes a draft (a collage, not prose)")
     min_supported_share: float = Field(
         0.5, ge=0, le=1, description="A lower share of supported sentences makes a draft")
     echo_words: int = Field(

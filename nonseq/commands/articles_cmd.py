@@ -1,5 +1,5 @@
-"""`nonseq articles list|show|export`: what has been written, with its grounding figures, and
-exporting it as HTML, DOCX or PDF."""
+"""`nonseq articles list|show|review|export`: what has been written, with its grounding figures and
+sources, and exporting it as HTML, DOCX or PDF."""
 
 from __future__ import annotations
 
@@ -75,6 +75,26 @@ def export(
     path = export_article(workspace(ctx).articles_dir, ref, fmt.lower(), out=out, draft=draft, force=force,
                           warn=lambda line: typer.echo(f"warning: {line}", err=True))
     typer.echo(f"exported: {path}")
+
+
+@articles_app.command("review")
+def review(
+    ctx: typer.Context,
+    ref: Annotated[str, typer.Argument(help="Slug (or slug-2...), file name or path")],
+    as_json: Annotated[bool, typer.Option("--json", help="A list of {sentence, made, sources: [{n, text}]}")] = False,
+) -> None:
+    """Each sentence beside the source sentence(s) it came from, restated ones first."""
+    from nonseq.writing.articles import find_article, read_review
+
+    rows = read_review(find_article(workspace(ctx).articles_dir, ref))
+    if as_json:
+        print_json(rows)
+        return
+    for k, row in enumerate(rows, 1):
+        typer.echo(out.plain(f"{k}. [{row['made']}] {row['sentence']}"))
+        for src in row["sources"]:
+            typer.echo(out.plain(f"     [{src['n']}] {src['text']}"))
+    typer.echo(f"{len(rows)} sentence(s); {sum(r['made'] == 'restated' for r in rows)} restated (listed first)")
 
 
 def register(app: typer.Typer) -> None:
