@@ -1,9 +1,10 @@
 """Rebuild the support cross-encoder (nonseq/data/support_ce.onnx + support_ce.json).
 
     python -m training.support_ce data  --work W [--seed 0]          pairs.jsonl, swaps_fold{i}.jsonl
-    python -m training.support_ce train --work W --fold i|all [--minutes 35] [--epochs 1]
+    python -m training.support_ce train --work W --fold i|all [--minutes 35] [--epochs 1 | --steps N]
     python -m training.support_ce judge --work W                      W/judge.json: out-of-fold figures
-    python -m training.support_ce ship  --work W --run fold0|all      copy the model, write the config
+    python -m training.support_ce ship  --work W --fold fold0|all     copy the model, write the config
+    python -m training.support_ce latency --work W                    ms of check_support, 1 and 2 threads
 
 Seeded throughout (seed 0). On the shared 2-core machine under `nice -n 10` with two torch threads:
 `data` about 4 minutes, each `train` run the minutes it is given (checkpointed, resumed when run again),
@@ -45,7 +46,7 @@ def cmd_data(work: Path, seed: int) -> None:
     print(json.dumps(counts))
 
 
-def cmd_train(work: Path, run: str, seed: int, minutes: float, epochs: float, threads: int) -> None:
+def cmd_train(work: Path, run: str, seed: int, minutes: float, epochs: float, threads: int, steps: int) -> None:
     """Train one run (a fold's complement, or all pairs), checkpointed, then export it to int8 ONNX."""
     import torch
 
@@ -60,7 +61,7 @@ def cmd_train(work: Path, run: str, seed: int, minutes: float, epochs: float, th
     out.mkdir(parents=True, exist_ok=True)
     with (out / "train.log").open("a", encoding="utf-8") as log:
         print(f"{len(pairs)} pairs; {judge.by_kind(pairs)}", file=log, flush=True)
-        model = train(pairs, out, seed, epochs, minutes, log)
+        model = train(pairs, out, seed, epochs, minutes, log, steps)
         export(model, out / "model.int8.onnx")
         print("exported", file=log, flush=True)
 
@@ -79,22 +80,26 @@ def cmd_ship(work: Path, run: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Parse the command line and run one step."""
     p = argparse.ArgumentParser(prog="python -m training.support_ce", description=__doc__.splitlines()[1])
-    p.add_argument("step", choices=("data", "train", "judge", "ship"))
+    p.add_argument("step", choices=("data", "train", "judge", "ship", "latency"))
     p.add_argument("--work", type=Path, required=True)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--fold", default="all", help="fold0, fold1 or all (train); the run to ship (ship)")
     p.add_argument("--minutes", type=float, default=35.0)
     p.add_argument("--epochs", type=float, default=1.0)
+    p.add_argument("--steps", type=int, default=0, help="batches of 16 to train (default: --epochs over the pairs)")
     p.add_argument("--threads", type=int, default=2)
     a = p.parse_args(argv)
     if a.step == "data":
         cmd_data(a.work, a.seed)
     elif a.step == "train":
-        cmd_train(a.work, a.fold, a.seed, a.minutes, a.epochs, a.threads)
+        cmd_train(a.work, a.fold, a.seed, a.minutes, a.epochs, a.threads, a.steps)
     elif a.step == "judge":
         figs = judge.judge(a.work, K, a.seed, a.threads)
         (a.work / "judge.json").write_text(json.dumps(figs, indent=1), encoding="utf-8")
         print(json.dumps(figs["pooled"]))
+    elif a.step == "latency":
+        pairs = data.load(a.work / "pairs.jsonl")
+        print(json.dumps([judge.latency(pairs, 200, t) for t in (1, 2)]))
     else:
         cmd_ship(a.work, a.fold)
     return 0

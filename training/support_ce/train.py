@@ -61,15 +61,17 @@ def load_model(init: Path | None = None) -> Any:
     return AutoModelForSequenceClassification.from_pretrained(str(init or weights()), num_labels=1)
 
 
-def train(pairs: list[Pair], out: Path, seed: int, epochs: float, minutes: float, log: Any) -> Any:
-    """Fine-tune on pairs; a checkpoint (model, optimiser, step) every 200 steps in out, resumed if there."""
+def train(pairs: list[Pair], out: Path, seed: int, epochs: float, minutes: float, log: Any,
+          steps: int = 0) -> Any:
+    """Fine-tune on pairs for `steps` batches (default: `epochs` over them), at most `minutes`; a checkpoint
+    (model, optimiser, step) every 200 steps in out, resumed from when there."""
     import torch
 
     torch.manual_seed(seed)
     rng = random.Random(seed)
     items = [(c, s, p.label) for (c, s), p in zip(texts(pairs), pairs, strict=True)]
-    plan = [b for _ in range(max(1, int(np.ceil(epochs)))) for b in batches(items, rng)]
-    steps = int(len(items) / BATCH * epochs)
+    steps = steps or int(len(items) / BATCH * epochs)
+    plan = [b for _ in range(max(1, int(np.ceil(steps * BATCH / len(items))))) for b in batches(items, rng)]
     model = load_model()
     opt = torch.optim.AdamW(model.parameters(), lr=LR, weight_decay=0.01)
     sched = torch.optim.lr_scheduler.LambdaLR(
