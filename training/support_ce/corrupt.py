@@ -28,7 +28,7 @@ NAME_LABELS = ("PERSON", "ORG", "GPE", "NORP", "LOC", "FAC", "PRODUCT", "EVENT",
 PRONOUNS = {"he": "she", "she": "he", "him": "her", "his": "her", "her": "his", "himself": "herself",
             "herself": "himself"}
 MAX_NP = 8  # tokens: longer subjects and objects are not moved
-_NEG_WORDS = frozenset(("not", "n't", "never"))
+_NEG_WORDS = frozenset(("not", "n't", "n\u2019t", "never"))
 
 
 @dataclass
@@ -59,7 +59,7 @@ def _text(sent: Span, edits: list[tuple[int, int, str]]) -> str:
             return ""
         out.append("".join(t.text_with_ws for t in sent.doc[pos:a]))
         ws = sent.doc[b - 1].whitespace_ if b > a else ""
-        out.append(new + ws if new else "")
+        out.append(new + ws if new else " ")
         pos = b
     out.append("".join(t.text_with_ws for t in sent.doc[pos:sent.end]))
     return _tidy("".join(out))
@@ -68,6 +68,7 @@ def _text(sent: Span, edits: list[tuple[int, int, str]]) -> str:
 def _tidy(text: str) -> str:
     """Spaces and commas after an edit, and a capital first letter."""
     text = re.sub(r"\s+([,.;:!?)])", r"\1", re.sub(r"\s+", " ", text)).strip()
+    text = re.sub(r"\s*\(\s*\)", "", text)
     text = re.sub(r",\s*,", ",", text).strip(" ,")
     return text[:1].upper() + text[1:] if text else text
 

