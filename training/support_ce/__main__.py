@@ -1,7 +1,8 @@
 """Rebuild the support head (nonseq/data/support_ce.npz + support_ce.json).
 
     python -m training.support_ce data    --work W [--seed 0]   pairs.jsonl, swaps_fold{i}.jsonl (~5 min)
-    python -m training.support_ce feats   --work W              the bundled MiniLM reads every pair (~15-25 min)
+    python -m training.support_ce feats   --work W --part train|eval   the bundled MiniLM reads every pair
+                                                                  (~20 min each part, side by side)
     python -m training.support_ce judge   --work W              out-of-fold figures, the head on all pairs (~2 min)
     python -m training.support_ce ship    --work W [--sentence-cut C]   copy the head, write the config
     python -m training.support_ce latency --work W              ms of check_support, one and two threads
@@ -31,14 +32,12 @@ SHIP = REPO / "nonseq" / "data"
 def cmd_data(work: Path, seed: int) -> None:
     """Make and save every pair, and the held-out pages' swap sets per fold."""
     work.mkdir(parents=True, exist_ok=True)
-    pairs = data.build(seed)
+    made, web = data.build(seed)
+    pairs = data.cap_made(made, seed)
     data.save(pairs, work / "pairs.jsonl")
     rng = random.Random(seed + 1)
-    web = json.loads(data.WEB.read_text(encoding="utf-8"))
-    keys = sorted(web)
     swaps: dict[int, list[dict[str, object]]] = {i: [] for i in range(K)}
-    for key, doc in zip(keys, data.parse([web[k]["articleBody"][:20_000] for k in keys]), strict=True):
-        group = f"web:{key}"
+    for group, doc in web.items():
         swaps[data.fold_of(group, K, seed)] += data.swap_sets(doc, group, rng)
     for i, rows in swaps.items():
         (work / f"swaps_fold{i}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
@@ -47,16 +46,19 @@ def cmd_data(work: Path, seed: int) -> None:
     print(json.dumps(counts))
 
 
-def cmd_feats(work: Path, threads: int) -> None:
-    """The pair features of every training pair (its likeliest window) and every judged item's windows."""
+def cmd_feats(work: Path, threads: int, part: str) -> None:
+    """The pair features of every training pair (its likeliest window: part "train") and of every judged
+    item's windows (part "eval"); the two parts can run side by side."""
     from training.support_ce.train import features, texts, window_pairs
 
     pairs = data.load(work / "pairs.jsonl")
-    swaps = [r for f in sorted(work.glob("swaps_fold*.jsonl")) for r in data.read_jsonl(f)]
-    items = judge.eval_items(pairs, swaps)
-    flat, owner = window_pairs(items)
-    with (work / "feats.log").open("a", encoding="utf-8") as log:
-        np.save(work / "train_x.npy", features(texts(pairs), threads, log))
+    with (work / f"feats_{part}.log").open("a", encoding="utf-8") as log:
+        if part == "train":
+            np.save(work / "train_x.npy", features(texts(pairs), threads, log))
+            return
+        swaps = [r for f in sorted(work.glob("swaps_fold*.jsonl")) for r in data.read_jsonl(f)]
+        items = judge.eval_items(pairs, swaps)
+        flat, owner = window_pairs(items)
         np.save(work / "eval_x.npy", features(flat, threads, log))
     np.save(work / "eval_owner.npy", owner)
     (work / "items.json").write_text(json.dumps(items), encoding="utf-8")
@@ -79,14 +81,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--work", type=Path, required=True)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--part", choices=("train", "eval"), default="train", help="feats: which pairs")
     p.add_argument("--sentence-cut", type=float, help="ship: the writer's setting's cut (PROTOCOL.md rule 2)")
     a = p.parse_args(argv)
     if a.step == "data":
         cmd_data(a.work, a.seed)
     elif a.step == "feats":
-        cmd_feats(a.work, a.threads)
+        cmd_feats(a.work, a.threads, a.part)
     elif a.step == "judge":
         figs = judge.judge(a.work, K, a.seed)
+        figs["sentence_cut_rule"] = judge.sentence_cut(a.work)
         (a.work / "judge.json").write_text(json.dumps(figs, indent=1), encoding="utf-8")
         print(json.dumps(figs["pooled"]))
     elif a.step == "latency":

@@ -191,7 +191,8 @@ def antonym(sent: Span, rng: random.Random) -> str | None:
     t = rng.choice(toks)
     other = sorted(opp[t.lower_])
     suffix = next((s for s in ("ing", "ed", "est", "er", "s") if t.lower_.endswith(s)), "")
-    same = [w for w in other if w.endswith(suffix)] if suffix else [w for w in other if not w.endswith(("ing", "ed", "s"))]
+    plain = [w for w in other if not w.endswith(("ing", "ed", "s"))]
+    same = [w for w in other if w.endswith(suffix)] if suffix else plain
     return _text(sent, [(t.i, t.i + 1, rng.choice(same or other))])
 
 

@@ -37,6 +37,9 @@ SCIFACT = DATA / "scifact" / "claims_train.jsonl"
 SCIFACT_CORPUS = DATA / "scifact" / "corpus.jsonl"
 WEB = DATA / "web" / "scrapinghub-aeb" / "ground-truth.json"
 _WORD = re.compile(r"[a-z0-9]+")
+SWAP_SENTENCES = 5  # sentences of a page the swap sets are made from (at most)
+MADE_MAX = 8000  # made pairs kept: the bundled encoder reads ~12 pairs a second on the loaded machine
+REAL_KINDS = ("ab", "wice_oracle", "wice_chunk", "wice_tokens", "scifact_rationale", "scifact_other")
 
 
 @dataclass
@@ -188,8 +191,8 @@ def made_pairs(doc: Any, group: str, ds: str, rng: random.Random, per_doc: int) 
         source = [text] if not near or rng.random() < 0.5 else sorted([text, rng.choice(near)],
                                                                        key=lambda t: t != text)
 
-        def add(claim: str | None, label: int, kind: str, src: list[str] = source) -> None:
-            """Keep a made claim that differs from nothing it should differ from."""
+        def add(claim: str | None, label: int, kind: str, src: list[str] = source, text: str = text) -> None:
+            """Keep a made claim of 4 words or more; a negative must differ from its sentence."""
             if claim and len(claim.split()) >= 4 and (label == 1 or claim.lower() != text.lower()):
                 out.append(Pair(claim, list(src), label, kind, ds, group))
 
@@ -236,25 +239,37 @@ def parse(texts: list[str]) -> Iterator[Any]:
     yield from nlp().pipe(texts, batch_size=32)
 
 
-def build(seed: int, scifact_docs: int = 700, wice_docs: int = 500, per_doc: int = 12) -> list[Pair]:
-    """All pairs, made and real, in a fixed order for a seed."""
+def build(seed: int, scifact_docs: int = 250, wice_docs: int = 150,
+          per_doc: int = 12) -> tuple[list[Pair], dict[str, Any]]:
+    """All pairs, made and real, in a fixed order for a seed; and the web pages' parses by group."""
     rng = random.Random(seed)
     docs = list(documents(rng, scifact_docs, wice_docs))
     out: list[Pair] = []
+    web: dict[str, Any] = {}
     for (group, ds, _), doc in zip(docs, parse([t[:20_000] for _, _, t in docs]), strict=True):
         out += made_pairs(doc, group, ds, rng, per_doc if ds == "web" else max(3, per_doc // 3))
-    return out + real_pairs(rng)
+        if ds == "web":
+            web[group] = doc
+    return out + real_pairs(rng), web
+
+
+def cap_made(pairs: list[Pair], seed: int, most: int = MADE_MAX) -> list[Pair]:
+    """Every real pair and a seeded sample of at most `most` made pairs, in their original order."""
+    made = [i for i, p in enumerate(pairs) if p.ds in ("web", "scifact", "wice") and p.kind not in REAL_KINDS]
+    drop = set(made) - set(random.Random(seed).sample(made, min(most, len(made))))
+    return [p for i, p in enumerate(pairs) if i not in drop]
 
 
 def swap_sets(doc: Any, group: str, rng: random.Random) -> list[dict[str, Any]]:
-    """Held-out swap checks from one page in AttributionBench's format: for each sentence a role swap or
-    a foreign swap applies to, the swapped claims and the faithful claims (the sentence, cut, active)."""
+    """Held-out swap checks from one page in AttributionBench's format: for a seeded sample of its
+    sentences, each role swap or foreign swap that applies and the faithful claims (the sentence, the
+    sentence cut, the passive made active)."""
     sents = list(doc.sents)
     pool = corrupt.pools(sents)
     out: list[dict[str, Any]] = []
-    for i, s in enumerate(sents):
-        if not _usable(s):
-            continue
+    usable = [i for i, s in enumerate(sents) if _usable(s)]
+    for i in sorted(rng.sample(usable, min(SWAP_SENTENCES, len(usable)))):
+        s = sents[i]
         text = s.text.strip()
         faithful = [text, corrupt.cut(s, rng)] + ([corrupt.passive_to_active(s)[0]]  # type: ignore[index]
                                                   if corrupt.passive_to_active(s) else [])

@@ -151,3 +151,26 @@ def latency(pairs: list[Pair], n: int, threads: int) -> dict[str, Any]:
         times.append(1000 * (time.perf_counter() - started))
     return {"pairs": len(times), "threads": threads, "median_ms": round(float(np.median(times)), 1),
             "p90_ms": round(float(np.percentile(times, 90)), 1)}
+
+
+def sentence_cut(work: Path, target: float = 0.85, default: float = 0.7) -> dict[str, Any]:
+    """PROTOCOL.md rule 2's cut of the writer's setting: `default` when its precision on fold 0's sentence
+    pairs reaches `target`, else the lowest cut that does there; its precision and recall on the other folds."""
+    rows = [r for r in json.loads((work / "oof.json").read_text(encoding="utf-8")) if r["set"] == "sentence"]
+    prob, y = np.array([r["prob"] for r in rows]), np.array([r["y"] for r in rows], bool)
+    tune = np.array([r["fold"] == 0 for r in rows])
+
+    def precision(m: np.ndarray, cut: float) -> float:
+        """Precision of prob >= cut among rows m (0 when none are called)."""
+        called = m & (prob >= cut)
+        return float(y[called].mean()) if called.any() else 0.0
+
+    cut = default
+    if precision(tune, default) < target:
+        ok = [c for c in np.unique(prob[tune]) if precision(tune, c) >= target]
+        cut = float(min(ok)) if ok else 1.0
+    test = ~tune
+    return {"cut": round(cut, 4), "tune_precision": round(precision(tune, cut), 4),
+            "test_precision": round(precision(test, cut), 4),
+            "test_recall": round(float((prob[test & y] >= cut).mean()), 4), "tune_rows": int(tune.sum()),
+            "test_rows": int(test.sum())}
