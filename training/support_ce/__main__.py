@@ -46,20 +46,30 @@ def cmd_data(work: Path, seed: int) -> None:
     print(json.dumps(counts))
 
 
-def cmd_feats(work: Path, threads: int, part: str) -> None:
-    """The pair features of every training pair (its likeliest window: part "train") and of every judged
-    item's windows (part "eval"); the two parts can run side by side."""
+def cmd_feats(work: Path, threads: int, part: str, most: int, seed: int) -> None:
+    """The pair features of the training pairs (each its likeliest window: part "train") or of the judged
+    items' windows (part "eval"), for a seeded sample of at most `most` (0 = all; per judged set for
+    "eval"); the two parts can run side by side."""
     from training.support_ce.train import features, texts, window_pairs
 
     pairs = data.load(work / "pairs.jsonl")
+    rng = random.Random(seed)
     with (work / f"feats_{part}.log").open("a", encoding="utf-8") as log:
         if part == "train":
-            np.save(work / "train_x.npy", features(texts(pairs), threads, log))
+            idx = sorted(rng.sample(range(len(pairs)), most)) if 0 < most < len(pairs) else list(range(len(pairs)))
+            np.save(work / "train_idx.npy", np.array(idx, int))
+            np.save(work / "train_x.npy", features(texts([pairs[i] for i in idx]), threads, log))
             return
         swaps = [r for f in sorted(work.glob("swaps_fold*.jsonl")) for r in data.read_jsonl(f)]
         items = judge.eval_items(pairs, swaps)
+        if most:
+            by_set: dict[str, list[int]] = {}
+            for i, it in enumerate(items):
+                by_set.setdefault(it["set"], []).append(i)
+            keep = sorted(j for idx in by_set.values() for j in rng.sample(idx, min(most, len(idx))))
+            items = [items[j] for j in keep]
         flat, owner = window_pairs(items)
-        np.save(work / "eval_x.npy", features(flat, threads, log))
+        np.save(work / "eval_x.npy", features(flat, threads, log, chunk=64))
     np.save(work / "eval_owner.npy", owner)
     (work / "items.json").write_text(json.dumps(items), encoding="utf-8")
 
@@ -82,12 +92,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--part", choices=("train", "eval"), default="train", help="feats: which pairs")
+    p.add_argument("--most", type=int, default=0, help="feats: a seeded sample of at most this many (0 = all)")
     p.add_argument("--sentence-cut", type=float, help="ship: the writer's setting's cut (PROTOCOL.md rule 2)")
     a = p.parse_args(argv)
     if a.step == "data":
         cmd_data(a.work, a.seed)
     elif a.step == "feats":
-        cmd_feats(a.work, a.threads, a.part)
+        cmd_feats(a.work, a.threads, a.part, a.most, a.seed)
     elif a.step == "judge":
         figs = judge.judge(a.work, K, a.seed)
         figs["sentence_cut_rule"] = judge.sentence_cut(a.work)

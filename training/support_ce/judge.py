@@ -97,6 +97,8 @@ def judge(work: Path, k: int, seed: int) -> dict[str, Any]:
     from training.support_ce.train import fit_head, save_head, torch_logits
 
     pairs = load(work / "pairs.jsonl")
+    if (work / "train_idx.npy").is_file():
+        pairs = [pairs[i] for i in np.load(work / "train_idx.npy")]
     items = json.loads((work / "items.json").read_text(encoding="utf-8"))
     x, ex, owner = np.load(work / "train_x.npy"), np.load(work / "eval_x.npy"), np.load(work / "eval_owner.npy")
     y_train = np.array([p.label for p in pairs])

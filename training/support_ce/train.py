@@ -37,7 +37,7 @@ def encoder(threads: int) -> Any:
     return session(bundled_onnx_path(), threads)
 
 
-def features(pairs: list[tuple[str, str]], threads: int, log: Any = None, chunk: int = 512) -> np.ndarray:
+def features(pairs: list[tuple[str, str]], threads: int, log: Any = None, chunk: int = 64) -> np.ndarray:
     """The product's pair features, computed in chunks (progress to log)."""
     sess = encoder(threads)
     out, started = [], time.time()
