@@ -117,6 +117,18 @@ class SparseSettings(Section):
     k1: float = Field(1.2, gt=0, le=5, description="BM25 term-frequency saturation")
     b: float = Field(0.75, ge=0, le=1, description="BM25 length normalisation")
 
+    @field_validator("language")
+    @classmethod
+    def _known_language(cls, value: str) -> str:
+        """A language the Snowball stemmer (PyStemmer) has."""
+        import Stemmer
+
+        name = value.strip().lower()
+        known = sorted(Stemmer.algorithms())
+        if name not in known:
+            raise ValueError(f"{value!r} is not a stemmer language (one of: {', '.join(known)})")
+        return name
+
 
 class ResearchSettings(Section):
     """[research] Extraction and chunking."""
@@ -315,7 +327,9 @@ class WritingSettings(Section):
         0.0, ge=0, le=2, description="Sampling temperature for writing (0 = greedy: the same article every run)")
     retry: bool = Field(True, description="Retry a failing sentence once with less freedom")
     quote: bool = Field(True, description="Quote the source sentence when the retry fails too (else drop)")
-    min_sentences: int = Field(5, ge=0, description="Fewer sentences make the article a draft")
+    min_sentences: int = Field(8, ge=0, description="Fewer sentences make the article a draft (never padded)")
+    max_quoted_share: float = Field(
+        0.35, ge=0, le=1, description="A larger share of quotations makes a draft (a collage, not prose)")
     min_supported_share: float = Field(
         0.5, ge=0, le=1, description="A lower share of supported sentences makes a draft")
     echo_words: int = Field(

@@ -1,5 +1,5 @@
-"""`nonseq articles list|show|export`: what has been written, with its grounding figures, and
-exporting it as HTML, DOCX or PDF."""
+"""`nonseq articles list|show|review|export`: what has been written, with its grounding figures and
+sources, and exporting it as HTML, DOCX or PDF."""
 
 from __future__ import annotations
 
@@ -10,6 +10,9 @@ import typer
 from nonseq.commands._common import workspace
 from nonseq.ui import console as out
 from nonseq.ui.console import print_json
+
+#: The largest file `articles show` prints (a written article is a few KB).
+MAX_ARTICLE_BYTES = 10_000_000
 
 articles_app = typer.Typer(help="Written articles: list them, print one, export one.",
                            no_args_is_help=True)
@@ -42,14 +45,19 @@ def show(
     as_json: Annotated[bool, typer.Option("--json", help="Front matter and body as JSON")] = False,
 ) -> None:
     """Print an article."""
+    from nonseq.errors import UsageError
+    from nonseq.text.files import read_utf8_file
     from nonseq.writing.articles import find_article, read_article
 
     path = find_article(workspace(ctx).articles_dir, ref)
+    text = read_utf8_file(path, MAX_ARTICLE_BYTES, "an article")  # a binary or huge file is one line
+    if not text.startswith("---\n"):
+        raise UsageError(f"{out.plain(str(path))} is not an article (no front matter)")
     if as_json:
         meta, body = read_article(path)
         print_json({"path": str(path), "meta": meta, "body": body})
         return
-    typer.echo(out.plain(path.read_text(encoding="utf-8")), nl=False)
+    typer.echo(out.plain(text), nl=False)
 
 
 @articles_app.command("export")
@@ -67,6 +75,26 @@ def export(
     path = export_article(workspace(ctx).articles_dir, ref, fmt.lower(), out=out, draft=draft, force=force,
                           warn=lambda line: typer.echo(f"warning: {line}", err=True))
     typer.echo(f"exported: {path}")
+
+
+@articles_app.command("review")
+def review(
+    ctx: typer.Context,
+    ref: Annotated[str, typer.Argument(help="Slug (or slug-2...), file name or path")],
+    as_json: Annotated[bool, typer.Option("--json", help="A list of {sentence, made, sources: [{n, text}]}")] = False,
+) -> None:
+    """Each sentence beside the source sentence(s) it came from, restated ones first."""
+    from nonseq.writing.articles import find_article, read_review
+
+    rows = read_review(find_article(workspace(ctx).articles_dir, ref))
+    if as_json:
+        print_json(rows)
+        return
+    for k, row in enumerate(rows, 1):
+        typer.echo(out.plain(f"{k}. [{row['made']}] {row['sentence']}"))
+        for src in row["sources"]:
+            typer.echo(out.plain(f"     [{src['n']}] {src['text']}"))
+    typer.echo(f"{len(rows)} sentence(s); {sum(r['made'] == 'restated' for r in rows)} restated (listed first)")
 
 
 def register(app: typer.Typer) -> None:
