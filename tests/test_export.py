@@ -238,7 +238,7 @@ def test_never_overwrites_without_force(articles: Path, isolated: Path, cli: Any
 @pytest.mark.slow
 def test_articles_menu_exports_and_asks_before_replacing(articles: Path, isolated: Path) -> None:
     """In a real terminal: Articles › Export › the article › PDF; a second HTML export asks first."""
-    from tests.terminal import Terminal
+    from devkit.terminal import Terminal
 
     (isolated / "config.toml").write_text('[searxng]\nurl = "http://127.0.0.1:9"\nprobe_timeout = 0.5\n',
                                           encoding="utf-8")

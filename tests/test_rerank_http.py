@@ -246,6 +246,7 @@ since 2011. Cats, meanwhile, sleep for most of the day and ignore the tide entir
 """
 
 
+@pytest.mark.slow
 def test_gate_judges_served_scores_at_the_cross_encoder_threshold(
         cli: Any, isolated: Path, start: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """Through the CLI: research scored by the server, `gate --json` shows backend http and 0.25,
