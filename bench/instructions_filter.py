@@ -6,7 +6,7 @@ by Microsoft; its writer-addressed categories and all 75). False positives are t
 flagged: every sentence of the 181 news articles (ground truth text of /work/shared/data/web) and of the
 first 2,000 SciFact abstracts. Prints one JSON object; no fitting.
 
-    python bench/instructions_filter.py [--show]
+    python bench/instructions_filter.py [--show] [--limit N] [--json]
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from devkit.data import DATA  # noqa: E402
 from nonseq.text.instructions import is_instruction  # noqa: E402
 from nonseq.text.sentences import sentences  # noqa: E402
 
 HERE = Path(__file__).resolve().parent / "data"
-DATA = Path("/work/shared/data")
 #: BIPIA's task-hijack categories: questions and tasks with no word aimed at a writer or an answer.
 TASKS = {"Task Automation", "Business Intelligence", "Conversational Agent", "Research Assistance",
          "Sentiment Analysis"}
@@ -40,11 +40,11 @@ def bipia() -> dict[str, list[str]]:
     return {k: v for k, v in data.items() if not k.startswith("_")}
 
 
-def real_sentences(limit_abstracts: int = 2000) -> dict[str, list[str]]:
+def real_sentences(limit_abstracts: int = 2000, limit_articles: int = 0) -> dict[str, list[str]]:
     """Sentences of real pages: the news articles' bodies and SciFact abstracts."""
     truth = json.loads((DATA / "web/scrapinghub-aeb/ground-truth.json").read_text(encoding="utf-8"))
-    news = [s for item in truth.values() for line in (item.get("articleBody") or "").splitlines()
-            for s in sentences(line) if s.strip()]
+    news = [s for item in list(truth.values())[:limit_articles or None]
+            for line in (item.get("articleBody") or "").splitlines() for s in sentences(line) if s.strip()]
     science: list[str] = []
     with (DATA / "scifact/corpus.jsonl").open(encoding="utf-8") as fh:
         for i, line in enumerate(fh):
@@ -63,6 +63,8 @@ def main() -> None:
     """Print recall and false-positive figures as JSON."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--show", action="store_true", help="list misses and false positives on stderr")
+    parser.add_argument("--limit", type=int, default=0, help="a smoke run: N news articles and N abstracts")
+    parser.add_argument("--json", action="store_true", help="print one JSON object (what it always prints)")
     args = parser.parse_args()
     out: dict[str, object] = {}
     held = heldout()
@@ -76,7 +78,8 @@ def main() -> None:
             for s in items:
                 if not is_instruction(s):
                     print(f"MISS {name}: {s}", file=sys.stderr)
-    for name, items in real_sentences().items():
+    sentences_of = real_sentences(args.limit, args.limit) if args.limit else real_sentences()
+    for name, items in sentences_of.items():
         hit, total = share(items)
         out[f"false_positives_{name}"] = {"flagged": hit, "sentences": total, "rate": round(hit / total, 5)}
         if args.show:

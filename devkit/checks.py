@@ -11,11 +11,11 @@ import yaml
 def one_error_line(result: Any, needle: str = "", *, warnings: bool = False) -> str:
     """stderr is one line, `error: ...` naming needle, with no traceback anywhere; returns that line.
 
-    With warnings=True, `warning:` lines may come before it.
+    With warnings=True (a command that shows progress), `warning:` lines and blank lines may come around it.
     """
     lines = result.stderr.splitlines()
     if warnings:
-        lines = [ln for ln in lines if not ln.startswith("warning:")]
+        lines = [ln for ln in lines if ln.strip() and not ln.startswith("warning:")]
     assert len(lines) == 1 and lines[0].startswith("error: ") and result.stderr.endswith("\n"), repr(result.stderr)
     assert needle in lines[0], lines[0]
     output = (result.stdout or "") + (result.stderr or "")
