@@ -101,15 +101,6 @@ def available(path: Path = CONFIG) -> bool:
     return path.is_file() and (path.parent / config(path)["head"]).is_file()
 
 
-def sentence_cut(path: Path = CONFIG) -> float | None:
-    """The cut of the writer's setting (a source of one or two sentences) on the cross-encoder's
-    probability, when the shipped config lets it read that setting; else None (the alignment head)."""
-    if not available(path):
-        return None
-    cut = config(path).get("sentence_cut")
-    return None if cut is None else float(cut)
-
-
 def pair_features(sess: Any, pairs: Sequence[tuple[str, str]], max_len: int = MAX_LEN) -> np.ndarray:
     """The head's input per (claim, window text) pair, from one pass of the bundled encoder over the pair
     read together: [CLS], the claim tokens' mean state, the window tokens' mean state, their product and

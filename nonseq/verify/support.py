@@ -35,7 +35,7 @@ from nonseq.text.polarity import opposites
 from nonseq.text.sentences import split_sentences
 from nonseq.text.words import numbers
 from nonseq.verify.alignment import AlignmentHead, TokenEncoder, head_config
-from nonseq.verify.crossenc import CrossEncoder, sentence_cut
+from nonseq.verify.crossenc import CrossEncoder
 from nonseq.verify.crossenc import available as crossenc_available
 
 if TYPE_CHECKING:
@@ -255,10 +255,6 @@ class SupportChecker:
                 st.cut = cut
         self.cut = self.stacks["claim"].cut if self.stacks else self.model.cut if cut is None else cut
         self.threads = threads
-        #: the writer's setting's cut on the cross-encoder's probability, when it reads that setting
-        self.ce_cut = sentence_cut() if self.stacks and model is None else None
-        if self.ce_cut is not None and cut is not None:
-            self.ce_cut = cut
         self._encoder: TokenEncoder | None = None
         self._head: AlignmentHead | None = None
         self._terms: dict[str, frozenset[str]] = {}
@@ -311,11 +307,7 @@ class SupportChecker:
         prepared, rows = self._prepare(pairs)
         auto = (setting or self.setting) == "auto"
         short = [i for i, p in enumerate(prepared) if self.stacks and auto and 0 < len(p.units) <= SENTENCE_UNITS]
-        if short and self.ce_cut is not None:  # the cross-encoder reads the writer's setting
-            probs = _cross_encoder(self.threads).scores([(prepared[i].claim, prepared[i].units) for i in short])
-            for i, prob in zip(short, probs, strict=True):
-                rows[i][0]["ce"] = prob
-        elif short:
+        if short:
             if self._head is None:
                 self._head = AlignmentHead(self.encoder, self.threads)
             logits = self._head.logits([(prepared[i].claim, prepared[i].units) for i in short])
@@ -365,8 +357,6 @@ class SupportChecker:
             return adjust(float(self.model.score(x)[0]), feats, self.cut), self.cut
         if not p.units:
             return 0.0, self.cut
-        if "ce" in feats and self.ce_cut is not None:
-            return adjust(feats["ce"], feats, self.ce_cut, self.stacks["sentence"].rule), self.ce_cut
         st = self.stacks["sentence" if "whole" in feats else "claim"]
         return adjust(st.score(feats), feats, st.cut, st.rule), st.cut
 
