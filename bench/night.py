@@ -67,13 +67,12 @@ def tree_rss(root: int) -> int:
 
 
 def run_child(folder: Path, args: list[str], kill_at: str = "") -> tuple[int, int, float]:
-    """Run the CLI in a child (tests/nonseq_child.py); (exit code, peak tree RSS, seconds)."""
-    env = {**os.environ, "PYTHONPATH": str(REPO), "NONSEQ_TEST_WEB": "1", "HF_HUB_OFFLINE": "1"}
-    if kill_at:
-        env["NONSEQ_TEST_KILL_AT"] = kill_at
+    """Run the CLI in a child (devkit/child.py); (exit code, peak tree RSS, seconds)."""
+    from devkit.child import child_argv, child_env
+
     started = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "tests.nonseq_child", *args], cwd=folder, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(child_argv(args), cwd=folder, env=child_env(kill_at), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
     peak = 0
     while proc.poll() is None:
         peak = max(peak, tree_rss(proc.pid))
@@ -96,7 +95,7 @@ def stage_table(log: Path) -> dict[str, dict[str, float]]:
 
 def setup(folder: Path, searxng_url: str, topics: int, max_tokens: int | None) -> None:
     """config.toml for the local web, and the queue."""
-    from tests.web import write_config
+    from devkit.web import write_config
 
     write_config(folder, searxng_url)
     if max_tokens:
@@ -111,9 +110,9 @@ def setup(folder: Path, searxng_url: str, topics: int, max_tokens: int | None) -
 
 def crash_checks(base: Path, searxng_url: str, kills: int, seed: int) -> list[dict[str, Any]]:
     """Kill a night run at seeded random points, rerun it, check it completed consistently."""
+    from devkit.checks import check_consistent, kill_points
     from nonseq.config import load_settings
     from nonseq.workspace import Workspace
-    from tests.test_night import check_consistent, kill_points
 
     results = []
     for i in range(kills):
@@ -133,15 +132,15 @@ def crash_checks(base: Path, searxng_url: str, kills: int, seed: int) -> list[di
 def main() -> None:
     """Run the benchmark and print its figures."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--topics", type=int, default=10)
+    parser.add_argument("--topics", "--limit", type=int, default=10, help="topics in the night run")
     parser.add_argument("--max-tokens", type=int, default=None, help="[llm] max_tokens (default: the default)")
     parser.add_argument("--kills", type=int, default=0, help="crash checks to run after the benchmark")
     parser.add_argument("--seed", type=int, default=14)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
 
+    from devkit.web import HOSTS, LocalWeb, SearchApi, _common_port, free_port, start_server, stop_server
     from nonseq.research.searxng_local import LocalSearxng, json_engine
-    from tests.web import HOSTS, LocalWeb, SearchApi, _common_port, free_port, start_server, stop_server
 
     web = LocalWeb(_common_port(list(HOSTS.values())))
     web.start()

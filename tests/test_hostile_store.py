@@ -13,7 +13,7 @@ import pytest
 
 from nonseq.config import load_settings
 from nonseq.errors import StoreError
-from nonseq.index.store import EVERGREEN
+from nonseq.index.vector_store import EVERGREEN
 from nonseq.workspace import Workspace
 
 FACT = "A heat pump moves heat instead of making it."

@@ -13,14 +13,15 @@ import gzip
 import json
 import re
 import shutil
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-from llm_servers import ScriptedChat
+from scripted_llm import ScriptedModel
 
+import nonseq
 from nonseq.config import WritingSettings
 from nonseq.text.prose import reject_reason
 from nonseq.text.sentences import sentences, split, split_sentences
@@ -178,15 +179,15 @@ def test_a_short_plan_lets_in_the_best_sentences_under_the_floor_but_never_an_of
     assert all(s.topic >= 0.3 for u in everything.units for s in u.sentences)
 
 
-def test_invented_number_is_repaired_or_quoted_never_kept(embed: Any) -> None:
-    """A restatement with a number the source lacks is retried, then quoted; never in the article."""
+def test_invented_number_is_repaired_or_said_in_the_source_words_never_kept(embed: Any) -> None:
+    """A restatement with a number the source lacks is retried, then the source sentence is kept; never said."""
     plan = build_plan(make_pack(EUROPA[:1]), schema(), embed, PlanSettings())
     script = {"2,300 tons": ["The team saw about 9,999 tons of water vapour on one night.",
                              "The team saw 4,000 tons of water on one night."]}
     records = Composer(ScriptedLLM(script), Verifier(OverlapSupport(), 0.5), ComposeSettings()).run(plan)
     rec = next(r for r in records if "2,300" in r.unit.text)
-    assert rec.made == "quoted"
-    assert [a.kind for a in rec.attempts] == ["free", "literal", "quote"]
+    assert rec.made == "verbatim"
+    assert [a.kind for a in rec.attempts] == ["free", "literal", "verbatim"]
     assert "absent from the sources: 9999" in rec.attempts[0].verdict.reasons
     body = assemble(plan, records, headings=True)
     assert "9,999" not in body and "4,000" not in body and "2,300" in body
@@ -200,7 +201,7 @@ def test_good_restatement_is_generated_and_cited_by_the_plan(embed: Any) -> None
                        "in Hawaii [7]."]}
     records = Composer(ScriptedLLM(script), Verifier(OverlapSupport(), 0.5)).run(plan)
     rec = next(r for r in records if "Keck" in r.unit.text)
-    assert rec.made == "generated"
+    assert rec.made == "restated"
     body = assemble(plan, records, headings=True)
     assert "Keck Observatory in Hawaii [1]." in body and "[7]" not in body
     assert body.count("\n# ") == 0 and body.startswith("# ")
@@ -224,17 +225,17 @@ def test_a_weakly_supported_restatement_is_quoted_and_a_quotation_needs_no_score
                        "Scientists at the Keck Observatory in Hawaii found water vapour above Europa."]}
     weak = Composer(ScriptedLLM(script), Verifier(FixedSupport(0.6), WritingSettings().min_support)).run(plan)
     rec = next(r for r in weak if "Keck" in r.unit.text)
-    assert rec.made == "quoted" and [a.kind for a in rec.attempts] == ["free", "literal", "quote"]
+    assert rec.made == "verbatim" and [a.kind for a in rec.attempts] == ["free", "literal", "verbatim"]
     assert rec.attempts[0].verdict.reasons == ["support 0.60 < 0.70"]
     assert rec.attempts[-1].verdict.ok and rec.attempts[-1].verdict.support == 0.6
     echoed = [r for r in weak if r is not rec]  # the script echoes the other units: word for word their source
-    assert echoed and all(r.made == "generated" and r.attempts[0].verdict.support == 0.6 for r in echoed)
+    assert echoed and all(r.made == "verbatim" and r.attempts[0].verdict.support == 0.6 for r in echoed)
     speech = '"We found the next best thing: water in vapor form," Paganini added.'
     verifier = Verifier(FixedSupport(0.6), WritingSettings().min_support)
     assert verifier.check(quotation(speech, 40), [speech], quoted=True).ok  # not word for word, still a quotation
     assert not verifier.check(quotation(speech, 40), [speech]).ok
     lenient = Composer(ScriptedLLM(script), Verifier(FixedSupport(0.6), 0.5)).run(plan)
-    assert next(r for r in lenient if "Keck" in r.unit.text).made == "generated"
+    assert next(r for r in lenient if "Keck" in r.unit.text).made == "restated"
 
 
 KECK = "Scientists using the W. M. Keck Observatory in Hawaii detected water vapour above Europa."
@@ -242,11 +243,12 @@ KECK = "Scientists using the W. M. Keck Observatory in Hawaii detected water vap
 
 def retried_unit(embed: Any, line: str, script: dict[str, list[str]], key: str, reason: str) -> Any:
     """The record of the unit holding key when a scripted model writes a page (KECK, then line): the
-    model's first wording failed the rules for reason alone, and the retry was used."""
+    model's first wording failed the rules for reason (among others), and the retry was used."""
     plan = build_plan(make_pack([f"{KECK}\n{line}"]), schema(), embed, PlanSettings())
     records = Composer(ScriptedLLM(script), Verifier(OverlapSupport(), 0.5)).run(plan)
     rec = next(r for r in records if key in r.unit.text)
-    assert rec.made == "repaired" and rec.attempts[0].verdict.reasons == [reason], rec
+    assert [a.kind for a in rec.attempts] == ["free", "literal"] and rec.text == rec.attempts[1].output, rec
+    assert reason in rec.attempts[0].verdict.reasons, rec
     return rec
 
 
@@ -283,8 +285,8 @@ def test_a_restatement_that_brings_in_words_is_retried_and_a_synonym_stays(embed
     source = "Consumers who sought help on launch day faced telephone wait times that exceeded two hours."
     assert verifier.check("Consumers who sought help on launch day faced phone wait times that exceeded two hours.",
                           [source]).ok  # one new word: a synonym
-    assert verifier.check("Consumers flooded the phone lines on launch day, with waits over two hours.",
-                          [source]).reasons == ["brings in words: flood, phone, line"]
+    assert "brings in words: flood, phone, line" in verifier.check(
+        "Consumers flooded the phone lines on launch day, with waits over two hours.", [source]).reasons
 
 
 def test_a_restatement_that_drops_an_attribution_is_retried_and_one_that_keeps_it_stays(embed: Any) -> None:
@@ -300,7 +302,7 @@ def test_a_restatement_that_drops_an_attribution_is_retried_and_one_that_keeps_i
         "attribution lost: reported"]
     assert verifier.check("Officials say the plague outbreak in Inner Mongolia had been contained.", [source]).ok
     other = "Vindman reported to Morrison after the plague outbreak in Inner Mongolia."  # not an attribution
-    assert verifier.check("Vindman answered to Morrison after the plague outbreak in Inner Mongolia.", [other]).ok
+    assert verifier.check("Vindman reported to Morrison after the Inner Mongolia plague outbreak.", [other]).ok
     restated = "The Inner Mongolia plague outbreak had been contained."
     pair = ["The plague outbreak in Inner Mongolia had been contained.", "Officials told reporters little else."]
     assert verifier.check(restated, pair).ok  # the attributed sentence is not the one restated
@@ -330,35 +332,35 @@ def test_a_restatement_that_turns_a_direction_around_is_retried_and_a_same_direc
 
 
 def test_junk_reply_is_never_kept(embed: Any) -> None:
-    """A reply that echoes the instruction or is empty ends as a quotation of the source."""
+    """A reply that echoes the instruction or is empty ends as the source's own sentence."""
     plan = build_plan(make_pack(EUROPA[:1]), schema(), embed, PlanSettings())
     llm = ScriptedLLM({"": ["Here is the rewritten sentence:", ""] * 10})
     records = Composer(llm, Verifier(OverlapSupport(), 0.5)).run(plan)
-    assert records and all(r.made in ("quoted", "dropped") for r in records)
-    assert all(r.text.startswith("“") for r in records if r.made == "quoted")
+    assert records and all(r.made in ("verbatim", "dropped") for r in records)
+    assert all(r.text == " ".join(s.text for s in r.unit.sentences) for r in records if r.made == "verbatim")
 
 
 def test_quotation_of_reported_speech() -> None:
-    """Reported speech keeps its words and gets one pair of quotation marks."""
+    """Direct speech keeps its words and gets one pair of quotation marks; reported speech gets none."""
     q = quotation('"We found the next best thing: water in vapor form," Paganini added.', 40)
     assert q == "Paganini added: “We found the next best thing: water in vapor form”"
     tail = 'The public should know the benefits and harms of marijuana," Martins said."'
     assert quotation(tail, 40) == "Martins said: “The public should know the benefits and harms of marijuana”"
     inner = 'He called the ruling a "disgrace," and vowed to appeal, his lawyer said.'
-    assert quotation(inner, 40) == "“He called the ruling a 'disgrace,' and vowed to appeal, his lawyer said”"
+    assert quotation(inner, 40) == inner  # reported speech: never put in quotation marks
 
 
 def test_quotation_drops_a_news_dateline() -> None:
     """A lead's `(Reuters) — ` or `WASHINGTON (AP) - ` is no part of what the sentence says."""
     assert quotation("(Reuters) — The New York State Attorney General is investigating WeWork.", 40) == (
-        "“The New York State Attorney General is investigating WeWork”")
+        "The New York State Attorney General is investigating WeWork.")
     assert quotation("WASHINGTON (AP) - The Senate passed the bill after a long debate.", 40) == (
-        "“The Senate passed the bill after a long debate”")
+        "The Senate passed the bill after a long debate.")
     assert quotation("The agency (NASA) said the launch would slip.", 40) == (
-        "“The agency (NASA) said the launch would slip”")
+        "The agency (NASA) said the launch would slip.")
 
 
-# -- `nonseq write` end to end, against a scripted OpenAI-compatible server ------------------------
+# -- writing end to end through the Python API, with a model scripted in process --------------------
 
 def _answer(model: str, messages: list[dict[str, Any]]) -> str:
     """Three models: "good" restates the source, "inventor" adds a year, "junk" answers junk."""
@@ -371,18 +373,18 @@ def _answer(model: str, messages: list[dict[str, Any]]) -> str:
 
 
 @pytest.fixture
-def chat() -> Iterator[ScriptedChat]:
-    """The scripted server."""
-    with ScriptedChat(answer=_answer, models=("good", "inventor", "junk")) as server:
-        yield server
+def model() -> ScriptedModel:
+    """The scripted model; `model.which` names which of the three answers ("good" first)."""
+    scripted = ScriptedModel(answer=lambda messages: _answer(scripted.which, messages))  # type: ignore[attr-defined]
+    scripted.which = "good"  # type: ignore[attr-defined]
+    return scripted
 
 
 @pytest.fixture
-def researched(cli: Any, isolated: Path, chat: ScriptedChat) -> Path:
-    """A plague topic researched from two saved pages, writing 8 units through the scripted server."""
+def researched(cli: Any, isolated: Path) -> Path:
+    """A plague topic researched from two saved pages, writing 8 units."""
     (isolated / "config.toml").write_text(
-        f'[gate]\nuber_passes = 0\n\n[llm]\nbackend = "openai"\nurl = "{chat.url}"\n'
-        'model = "good"\n\n[retrieval]\nfinal_top = 4\nevergreen_top = 0\npersona_top = 0\n'
+        '[gate]\nuber_passes = 0\n\n[retrieval]\nfinal_top = 4\nevergreen_top = 0\npersona_top = 0\n'
         "\n[writing]\nmax_units = 8\nuse_pool = false\n", encoding="utf-8")
     files = []
     for prefix in ("8b194530", "ea25dd7e"):
@@ -395,29 +397,34 @@ def researched(cli: Any, isolated: Path, chat: ScriptedChat) -> Path:
     return isolated
 
 
-def _write(cli: Any, monkeypatch: pytest.MonkeyPatch, model: str) -> tuple[dict[str, Any], str]:
-    """`nonseq write 1 --force` with one scripted model: (front matter, body)."""
-    monkeypatch.setenv("NONSEQ_LLM__MODEL", model)
-    result = json.loads(cli("write", "1", "--force", "--no-input", "--json").stdout)
+def _write(model: ScriptedModel, which: str) -> tuple[dict[str, Any], str]:
+    """Write topic 1 again (force) with one of the scripted answers: (front matter, body)."""
+    model.which = which  # type: ignore[attr-defined]
+    with nonseq.open_workspace(".", llm=model) as ws:
+        result = ws.write(1, force=True).to_dict()
     text = Path(result["article"]["path"]).read_text(encoding="utf-8")
     assert result["article"]["made"] == yaml.safe_load(text.split("---\n", 2)[1])["made"]
     return yaml.safe_load(text.split("---\n", 2)[1]), text.split("---\n", 2)[2]
 
 
-def test_write_verifies_every_sentence_whatever_the_model(cli: Any, researched: Path,
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    """Good sentences stay the model's; invented years and junk are quoted from the source instead."""
-    meta, body = _write(cli, monkeypatch, "good")
+def test_write_verifies_every_sentence_whatever_the_model(cli: Any, researched: Path, model: ScriptedModel) -> None:
+    """Good sentences stay (this model repeats its source: verbatim); invented years and junk give way to
+    the source's own sentences."""
+    meta, body = _write(model, "good")
     made = meta["made"]
-    assert meta["status"] == "written" and meta["supported_share"] >= 0.9, meta
-    assert made["generated"] >= 8 and made["quoted"] == 0 and made["dropped"] == 0
+    assert meta["status"] == "written" and meta["supported_share"] >= 0.9, (meta, body)
+    assert set(made) == {"quoted", "verbatim", "restated"} and made["verbatim"] >= 8 and made["quoted"] == 0
     assert {"n", "title", "url"} <= set(meta["sources"][0]) and meta["sentences"] >= 8
     prompt = (researched / "articles" / meta["prompt"]).read_text(encoding="utf-8")
-    assert "## Write plan" in prompt and "### Left out" in prompt and "generated:" in prompt
-    for model in ("inventor", "junk"):
-        meta, body = _write(cli, monkeypatch, model)
-        assert meta["made"]["generated"] == meta["made"]["repaired"] == 0, (model, meta["made"])
-        assert meta["made"]["quoted"] >= 8 and meta["status"] == "written"
+    assert "## Write plan" in prompt and "### Left out" in prompt and "verbatim:" in prompt
+    assert "sentences:" in meta["summary"] and "an estimate" in meta["summary"]
+    rows = json.loads(cli("articles", "review", Path(meta["slug"]).name, "--json").stdout)
+    assert len(rows) >= 8 and {"sentence", "made", "sources"} <= set(rows[0])
+    assert all(src["text"] and src["n"] in {s["n"] for s in meta["sources"]} for r in rows for src in r["sources"])
+    for which in ("inventor", "junk"):
+        meta, body = _write(model, which)
+        assert meta["made"]["restated"] == 0, (which, meta["made"])
+        assert meta["made"]["verbatim"] >= 8 and meta["status"] == "written"
         assert "1850" not in body and "Sure" not in body and "rewritten" not in body
     plan = json.loads(cli("inspect", "1", "--json").stdout)["plan"]
     assert plan["sections"] and all(u["sentences"] for s in plan["sections"] for u in s["units"])
@@ -425,32 +432,36 @@ def test_write_verifies_every_sentence_whatever_the_model(cli: Any, researched: 
 
 
 def test_an_unusable_articles_folder_costs_no_generation_and_a_broken_one_keeps_the_text(
-        cli: Any, researched: Path, chat: ScriptedChat) -> None:
+        researched: Path, model: ScriptedModel) -> None:
     """Checked before the model is called; if it breaks while the model writes, the article is kept for the retry."""
     articles = researched / "articles"
     articles.write_text("not a folder", encoding="utf-8")
-    refused = cli("write", "1", "--no-input", code=2)
-    assert refused.stderr.startswith("error: [paths] articles_dir") and "not a folder" in refused.stderr
-    assert refused.stderr.count("\n") == 1 and chat.calls == 0, refused.stderr
-    articles.unlink()
+    with nonseq.open_workspace(".", llm=model) as ws:
+        with pytest.raises(nonseq.NonseqError) as refused:
+            ws.write(1)
+        message = str(refused.value)
+        assert message.startswith("[paths] articles_dir") and "not a folder" in message
+        assert "\n" not in message and refused.value.exit_code == 2 and model.calls == 0, message
+        articles.unlink()
 
-    def break_the_folder(model: str, messages: list[dict[str, Any]]) -> str:
-        """The first answer also puts a file where the articles folder was."""
-        if articles.is_dir():
-            shutil.rmtree(articles)
-            articles.write_text("not a folder", encoding="utf-8")
-        return _answer(model, messages)
+        def break_the_folder(messages: list[dict[str, Any]]) -> str:
+            """The first answer also puts a file where the articles folder was."""
+            if articles.is_dir():
+                shutil.rmtree(articles)
+                articles.write_text("not a folder", encoding="utf-8")
+            return _answer("good", messages)
 
-    chat.answer = break_the_folder
-    failed = cli("write", "1", "--no-input", code=1)
-    assert "cannot save the article" in failed.stderr and "kept at" in failed.stderr, failed.stderr
-    assert list((researched / ".nonseq" / "unsaved").glob("*.md")) and chat.calls > 0
-    articles.unlink()
-    calls = chat.calls
-    saved = json.loads(cli("write", "1", "--no-input", "--json").stdout)
-    assert chat.calls == calls, "the kept article was written again"
+        model.answer = break_the_folder
+        with pytest.raises(nonseq.NonseqError) as failed:
+            ws.write(1)
+        assert "cannot save the article" in str(failed.value) and "kept at" in str(failed.value), failed.value
+        assert list((researched / ".nonseq" / "unsaved").glob("*.md")) and model.calls > 0
+        articles.unlink()
+        calls = model.calls
+        saved = ws.write(1).to_dict()
+    assert model.calls == calls, "the kept article was written again"
     path = Path(saved["article"]["path"])
     assert path.parent == articles and path.is_file() and saved["stage"] == "written"
     meta = yaml.safe_load(path.read_text(encoding="utf-8").split("---\n", 2)[1])
-    assert (articles / meta["prompt"]).is_file() and meta["made"]["generated"] >= 8
+    assert (articles / meta["prompt"]).is_file() and sum(meta["made"].values()) >= 8
     assert not list((researched / ".nonseq" / "unsaved").glob("*.md"))

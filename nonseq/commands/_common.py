@@ -1,25 +1,24 @@
-"""Shared CLI helpers: the settings and workspace of one invocation, and --config/--debug anywhere."""
+"""Shared CLI helpers: the settings and API object of one invocation, and --config/--debug anywhere."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
 
 if TYPE_CHECKING:
+    from nonseq.api import WorkspaceAPI
     from nonseq.config import Settings
     from nonseq.workspace import Workspace
 
 class State:
-    """Per-invocation state: the --config path, --debug, and the lazily built workspace."""
+    """Per-invocation state: the --config path, --debug, and the lazily built API object (it owns the lock)."""
 
     def __init__(self, config: str | None = None, debug: bool = False) -> None:
         self.config = config
         self.debug = debug
         self._settings: Settings | None = None
-        self._workspace: Workspace | None = None
-        self._locked: Path | None = None
+        self._api: WorkspaceAPI | None = None
 
     @property
     def data_dir(self) -> str:
@@ -36,35 +35,39 @@ class State:
         return self._settings
 
     @property
-    def workspace(self) -> Workspace:
-        """The workspace (built once, closed when the command ends)."""
-        if self._workspace is None:
-            from nonseq.workspace import Workspace
+    def api(self) -> WorkspaceAPI:
+        """The Python API over this invocation's workspace (built once, closed when the command ends)."""
+        if self._api is None:
+            from nonseq.api import WorkspaceAPI
 
-            self._workspace = Workspace(self.settings)
-        return self._workspace
+            self._api = WorkspaceAPI.from_settings(self.settings)
+        return self._api
+
+    @property
+    def workspace(self) -> Workspace:
+        """The service-level workspace of the API object."""
+        return self.api.ws
+
+    @property
+    def opened(self) -> Workspace | None:
+        """The workspace if this invocation built it, else None (nothing to close)."""
+        return self._api.ws if self._api is not None else None
 
     def lock(self, action: str) -> Workspace:
-        """Take the workspace lock until the command ends; the workspace, locked."""
-        if self._locked is None:
-            from nonseq.lock import acquire
-
-            acquire(self.settings.data_dir, action)
-            self._locked = self.settings.data_dir
+        """Take the workspace lock until the command ends (the API's, re-entrant); the workspace, locked."""
+        self.api.acquire(action)
         return self.workspace
+
+    def reload(self, settings: Settings) -> None:
+        """Use new settings from now on (the workspace of the old ones is closed)."""
+        self.close()
+        self._settings = settings
 
     def close(self) -> None:
         """Close the workspace if it was opened, then give back the workspace lock."""
-        try:
-            if self._workspace is not None:
-                self._workspace.close()
-                self._workspace = None
-        finally:
-            if self._locked is not None:
-                from nonseq.lock import release
-
-                release(self._locked)
-                self._locked = None
+        if self._api is not None:
+            self._api.close()
+            self._api = None
 
 
 def state(ctx: typer.Context) -> State:
@@ -78,6 +81,11 @@ def state(ctx: typer.Context) -> State:
 def workspace(ctx: typer.Context) -> Workspace:
     """Shortcut: the workspace of this invocation."""
     return state(ctx).workspace
+
+
+def api(ctx: typer.Context) -> WorkspaceAPI:
+    """Shortcut: the API object of this invocation (its write methods lock for their call)."""
+    return state(ctx).api
 
 
 def locked_workspace(ctx: typer.Context, action: str) -> Workspace:

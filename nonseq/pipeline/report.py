@@ -35,9 +35,23 @@ def reports_dir(ws: Workspace) -> Path:
 
 def _why_thin(entry: Any) -> str:
     """The gate's reasons for a THIN verdict, in one line."""
-    verdict = entry.verdict or {}
-    reasons = verdict.get("reasons") or []
+    reasons = entry.verdict.reasons if entry.verdict is not None else []
     return "; ".join(str(r) for r in reasons) or "research stayed thin"
+
+
+def _path(entry: Any) -> str:
+    """The path of the entry's article ("" without one)."""
+    return entry.article.path if entry.article is not None else ""
+
+
+def _figures(entry: Any) -> dict[str, Any]:
+    """The report's figures of the entry's article (none without one)."""
+    if entry.article is None:
+        return {}
+    from nonseq.pipeline.stages import article_figures
+
+    figures = article_figures(entry.article)
+    return {k: figures[k] for k in FIGURES if figures.get(k) is not None}
 
 
 def _md(text: object) -> str:
@@ -58,11 +72,11 @@ def render_report(summary: Any) -> str:
     sections: list[tuple[str, list[str]]] = []
     written = [e for e in entries if e.outcome == "written"]
     sections.append(("Written", [
-        f"- **{_md(e.title)}** ({e.topic}): {(e.article or {}).get('path', '')} — "
-        + ", ".join(f"{k} {(e.article or {}).get(k)}" for k in FIGURES if (e.article or {}).get(k) is not None)
+        f"- **{_md(e.title)}** ({e.topic}): {_path(e)} — "
+        + ", ".join(f"{k} {v}" for k, v in _figures(e).items())
         for e in written]))
     sections.append(("Drafts (need a person)", [
-        f"- **{_md(e.title)}** ({e.topic}): {(e.article or {}).get('path', '')}"
+        f"- **{_md(e.title)}** ({e.topic}): {_path(e)}"
         for e in entries if e.outcome == "draft"]))
     sections.append(("Thin research (insufficient_research)", [
         f"- **{_md(e.title)}** ({e.topic}): {_md(_why_thin(e))}"
