@@ -349,8 +349,12 @@ def test_pysbd_never_sees_more_than_a_bounded_piece(monkeypatch: pytest.MonkeyPa
     mod._pieces.cache_clear()
     long_line = "Cooling pumps move water " + "cooling pumps move water " * 22_000  # 550 KB, no sentence end
     found = mod.sentences("Pumps matter. " + long_line + "to the end.")
-    assert max(seen) <= mod.PIECE_CHARS and sum(seen) >= len(long_line)
+    assert max(seen) <= mod.PIECE_CHARS  # pieces without a sentence end are not even handed to pysbd
     assert found == ["Pumps matter.", long_line + "to the end."]  # the cuts are joined back
+    seen.clear()
+    ends = ("Cooling pumps move water " + "cooling pumps move water " * 100 + "and stop. ") * 16  # 40 KB
+    assert len(mod.sentences(ends)) == 16
+    assert seen and max(seen) <= mod.PIECE_CHARS
     mod._pieces.cache_clear()
 
 

@@ -142,22 +142,48 @@ _PATTERNS = [
     r"todos|su|tu))\b",
     r"^\W*(?:no|nunca) (?:menciones|mencione|digas|diga|escribas|escriba)\b",
 ]
-_INSTRUCTION = re.compile("|".join(f"(?:{p})" for p in _PATTERNS), re.IGNORECASE)
-#: The same patterns anywhere in a line (a sentence-start order may follow another sentence): the cheap
-#: test of drop_instructions, after which a line is split and its sentences tested one by one.
-_IN_LINE = re.compile("|".join(f"(?:{p.removeprefix('^')})" for p in _PATTERNS), re.IGNORECASE)
+_OBLIGATIONS = ("must", "should", "shall", "has to", "have to", "need to", "needs to", "ought", "required",
+                "instructed", "asked", "expected", "requested", "obliged", "obligated", "supposed", "told to",
+                "meant to", "designed to", "is to", "are to", "to be made")
+#: Words at least one of which each pattern that may start anywhere needs (lower case): the pattern is only
+#: tried on a sentence holding one of them, so most sentences cost a few substring tests.
+_TRIGGERS: dict[int, tuple[str, ...]] = {
+    0: ("ignore", "disregard", "forget", "override", "bypass"), 1: ("ignore", "disregard"),
+    4: ("you are", "you're"), 6: ("note ", "message", "instruction", "reminder", "directive"), 9: ("you are",),
+    11: ("summari", "writing about", "answering", "asked about", "describing", "quoting", "citing", "using th",
+         "reading th", "processing"),
+    13: ("do not", "don't", "never"), 14: ("who", "that"), 15: _OBLIGATIONS, 17: _OBLIGATIONS,
+    20: ("tell ",), 21: ("with ",), 22: ("your ", "every ", "each ", "any ", "all "),
+    24: ("not ", "n't ", "never"), 31: ("demand", "exig", "il faut"), 32: ("doit", "doivent", "devra"),
+    34: ("muss", "soll"),
+}
+#: Orders that open their sentence, tried only at its start.
+_AT_START = re.compile("|".join(f"(?:{p})" for p in _PATTERNS if p.startswith("^")), re.IGNORECASE)
+#: The same at any sentence start inside a line (the cheap test of drop_instructions).
+_STARTS_IN_LINE = re.compile(r"(?:^|(?<=[.!?;:]\s)|(?<=[.!?][\"”’)]\s))(?:"
+                             + "|".join(f"(?:{p[1:]})" for p in _PATTERNS if p.startswith("^")) + ")", re.IGNORECASE)
+#: The patterns that may start anywhere, each with its trigger words.
+_ANYWHERE = [(_TRIGGERS[i], re.compile(p, re.IGNORECASE)) for i, p in enumerate(_PATTERNS) if not p.startswith("^")]
+assert len(_ANYWHERE) == len(_TRIGGERS), "every pattern that may start anywhere needs its trigger words"
+
+
+def _anywhere(text: str) -> bool:
+    """True when a pattern that may start anywhere matches (tried only when its trigger words are there)."""
+    lowered = text.lower()
+    return any(any(word in lowered for word in words) and pattern.search(text) for words, pattern in _ANYWHERE)
 
 
 def is_instruction(sentence: str) -> bool:
     """True when the sentence gives an order to the model, the writer or the article being written."""
-    return bool(_INSTRUCTION.search(" ".join(sentence.split())))
+    text = " ".join(sentence.split())
+    return bool(_AT_START.match(text)) or _anywhere(text)
 
 
 def drop_instructions(text: str) -> str:
     """The text without its instruction sentences; lines stay lines, a line left empty is dropped."""
     lines: list[str] = []
     for line in text.splitlines():
-        if not line.strip() or not _IN_LINE.search(line):  # cheap test first: most lines have none
+        if not line.strip() or not (_STARTS_IN_LINE.search(line) or _anywhere(line)):  # cheap test first
             lines.append(line)
             continue
         kept = [s for s in sentences(line) if not is_instruction(s)]

@@ -91,8 +91,8 @@ def _segmenter() -> Any:
 #: The longest text handed to pysbd at once: its rules cost more than linear time on one long run (85 KB
 #: took 6.9 s), and a call in C never sees Ctrl-C. A longer line is cut first, at a sentence end if near.
 PIECE_CHARS = 2000
-#: What pysbd's English rules end a sentence with: a piece without any is one piece (pysbd is not asked).
-_ENDS = re.compile(r"[.!?…。．！？]")
+#: What pysbd's English rules split at (sentence ends, list items "1) ..."): a piece without any is one piece.
+_ENDS = re.compile(r"[.!?…。．！？)•]")
 _CUT_AT = re.compile(r"[.!?][\"'”’)\]]*\s+|\s+")
 
 
