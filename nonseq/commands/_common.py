@@ -20,6 +20,7 @@ class State:
         self._settings: Settings | None = None
         self._workspace: Workspace | None = None
         self._locked: Path | None = None
+        self._team_locked = False  # the database's lock goes with its connection
 
     @property
     def data_dir(self) -> str:
@@ -45,8 +46,19 @@ class State:
         return self._workspace
 
     def lock(self, action: str) -> Workspace:
-        """Take the workspace lock until the command ends; the workspace, locked."""
-        if self._locked is None:
+        """Take the workspace lock until the command ends; the workspace, locked.
+
+        On a PostgreSQL database (a team) the lock is the database's maintenance lock instead: shared
+        by workers and editors, held alone by maintenance.
+        """
+        if not self._team_locked and self.workspace.team:
+            from nonseq.config import reviewer_name, worker_name
+            from nonseq.db import team_lock
+
+            who = worker_name(self.settings) if action == "night" else reviewer_name(self.settings)
+            team_lock(self.workspace.db, action, who)
+            self._team_locked = True
+        if self._locked is None and not self._team_locked:
             from nonseq.lock import acquire
 
             acquire(self.settings.data_dir, action)
@@ -60,6 +72,7 @@ class State:
                 self._workspace.close()
                 self._workspace = None
         finally:
+            self._team_locked = False
             if self._locked is not None:
                 from nonseq.lock import release
 

@@ -45,9 +45,48 @@ def _md(text: object) -> str:
     return " ".join("".join(ch if ch.isprintable() else " " for ch in str(text)).split())
 
 
-def render_report(summary: Any) -> str:
-    """The morning report in Markdown."""
-    entries = summary.entries
+def night_of(ws: Workspace, run: int) -> list[dict[str, Any]]:
+    """The runs of one night: every run whose time overlaps this one's, or overlaps a run that does (workers
+    started side by side), oldest first; a run still going has no `finished_at`."""
+    rows = ws.db.execute("SELECT id, worker, started_at, finished_at, summary FROM night_runs ORDER BY id").fetchall()
+    runs = [{"run": int(r["id"]), "worker": r["worker"], "started_at": r["started_at"],
+             "finished_at": r["finished_at"] or "", **json.loads(r["summary"] or "{}")} for r in rows]
+    night = [r for r in runs if r["run"] == run]
+    if not night:
+        return []
+    changed = True
+    while changed:
+        start = min(r["started_at"] for r in night)
+        end = max(r["finished_at"] or "9999" for r in night)
+        group = [r for r in runs if r["started_at"] <= end and (r["finished_at"] or "9999") >= start]
+        changed = len(group) != len(night)
+        night = group
+    return night
+
+
+def _worker_lines(runs: list[dict[str, Any]]) -> list[str]:
+    """One line per worker of the night: its run, topics and outcomes."""
+    lines = []
+    for r in runs:
+        outcomes = ", ".join(f"{k} {v}" for k, v in sorted((r.get("outcomes") or {}).items())) or "none"
+        state = f"finished {r['finished_at']}" if r["finished_at"] else "still running (or stopped without a word)"
+        lines.append(f"- **{_md(r.get('worker') or 'worker')}**: run {r['run']}, {len(r.get('entries') or [])} "
+                     f"topic(s) ({outcomes}); {state}")
+    return lines
+
+
+def render_report(summary: Any, night: list[dict[str, Any]] | None = None) -> str:
+    """The morning report in Markdown: this run, plus every worker of the night in `night`."""
+    from types import SimpleNamespace
+
+    others = [r for r in (night or []) if r["run"] != summary.run]
+    entries = [SimpleNamespace(**{"worker": getattr(summary, "worker", ""), **e.to_dict()}) for e in summary.entries]
+    for r in others:
+        entries += [SimpleNamespace(**{"worker": r.get("worker", ""), **e}) for e in r.get("entries") or []]
+    for e in entries:
+        for key in ("article", "verdict", "error", "transient", "steps", "seconds"):
+            setattr(e, key, getattr(e, key, None) or ({} if key in ("article", "verdict") else
+                                                       [] if key == "steps" else ""))
     lines = [f"# Night run {summary.run}", "",
              f"- started {summary.started_at}, finished {summary.finished_at} ({summary.seconds} s)",
              f"- topics: {summary.topics}; outcomes: "
@@ -55,22 +94,29 @@ def render_report(summary: Any) -> str:
              f"- exit code {summary.exit_code}; log: {summary.log}"]
     if summary.stopped:
         lines.append(f"- stopped: {_md(summary.stopped)}")
+    if others:
+        mine = {"run": summary.run, "worker": getattr(summary, "worker", ""), "finished_at": summary.finished_at,
+                "outcomes": summary.outcomes, "entries": summary.entries}
+        lines += ["", f"## Workers ({len(others) + 1})", "",
+                  *_worker_lines(sorted([mine, *others], key=lambda r: r["run"]))]
     sections: list[tuple[str, list[str]]] = []
     written = [e for e in entries if e.outcome == "written"]
     sections.append(("Written", [
-        f"- **{_md(e.title)}** ({e.topic}): {(e.article or {}).get('path', '')} — "
+        f"- **{_md(e.title)}** ({e.topic}, {_md(e.worker)}): {(e.article or {}).get('path', '')} — "
         + ", ".join(f"{k} {(e.article or {}).get(k)}" for k in FIGURES if (e.article or {}).get(k) is not None)
         for e in written]))
     sections.append(("Drafts (need a person)", [
-        f"- **{_md(e.title)}** ({e.topic}): {(e.article or {}).get('path', '')}"
+        f"- **{_md(e.title)}** ({e.topic}, {_md(e.worker)}): {(e.article or {}).get('path', '')}"
         for e in entries if e.outcome == "draft"]))
     sections.append(("Thin research (insufficient_research)", [
         f"- **{_md(e.title)}** ({e.topic}): {_md(_why_thin(e))}"
         for e in entries if e.outcome == "insufficient_research"]))
     sections.append(("Failed", [
-        f"- **{_md(e.title)}** ({e.topic}): {_md(e.error)}"
+        f"- **{_md(e.title)}** ({e.topic}, {_md(e.worker)}): {_md(e.error)}"
         + (" — retried next night" if e.transient else "")
         for e in entries if e.outcome == "failed"]))
+    sections.append(("Handed over (another worker took the topic)", [
+        f"- **{_md(e.title)}** ({e.topic}, {_md(e.worker)})" for e in entries if e.outcome == "handed_over"]))
     sections.append(("Not started", [f"- {slug}" for slug in summary.not_started]))
     for title, items in sections:
         if items:
@@ -78,21 +124,25 @@ def render_report(summary: Any) -> str:
     if summary.facts_pending is not None:
         lines += ["", "## Facts waiting for review", "",
                   f"{summary.facts_pending} fact(s) pending: `nonseq knowledge review`"]
-    timing = [f"| {e.topic} | {e.outcome} | {e.seconds} | "
+    timing = [f"| {e.topic} | {_md(e.worker)} | {e.outcome} | {e.seconds} | "
               + ", ".join(f"{s['step']} {s['seconds']}" for s in e.steps) + " |" for e in entries]
     if timing:
-        lines += ["", "## Time by topic (seconds)", "", "| topic | outcome | total | steps |",
-                  "|---|---|---|---|", *timing]
+        lines += ["", "## Time by topic (seconds)", "", "| topic | worker | outcome | total | steps |",
+                  "|---|---|---|---|---|", *timing]
     return "\n".join(lines) + "\n"
 
 
+def report_path(ws: Workspace, summary: Any) -> Path:
+    """Where a run's report goes: articles/reports/night-<run>.md."""
+    return reports_dir(ws) / f"night-{summary.run}.md"
+
+
 def write_report(ws: Workspace, summary: Any) -> Path:
-    """Write articles/reports/night-<run>.md atomically; its path."""
-    folder = reports_dir(ws)
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"night-{summary.run}.md"
-    temp = path.with_suffix(".md.tmp")
-    temp.write_text(render_report(summary), encoding="utf-8")
+    """Write the run's report (with the night's other workers) atomically; its path."""
+    path = report_path(ws, summary)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.with_suffix(f".md.{os.getpid()}.tmp")
+    temp.write_text(render_report(summary, night_of(ws, summary.run)), encoding="utf-8")
     os.replace(temp, path)
     return path
 

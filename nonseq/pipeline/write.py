@@ -170,6 +170,17 @@ def compose_article(ws: Workspace, topic: Topic, pack: ContextPack, progress: Pr
     return article, stats
 
 
+def _record_article(ws: Workspace, topic: Topic, article: Article) -> None:
+    """Keep the article in the database too (one row per topic, named by the worker that wrote it)."""
+    from pathlib import Path
+
+    from nonseq import article_records
+    from nonseq.config import worker_name
+
+    article_records.record(ws.db, topic_id=topic.id, path=Path(article.path), title=topic.title,
+                           status=article.status.value, worker=worker_name(ws.settings))
+
+
 def extract_after_write(ws: Workspace, topic_id: int, progress: Progress) -> tuple[ExtractReport | None, str]:
     """Distil the new article's sources into facts for review: (report, "") or (None, why not)."""
     from nonseq.knowledge import extract_facts
@@ -243,6 +254,7 @@ def write_topic(ws: Workspace, ref: int | str, *, decide: Decider | None = None,
     except Exception as exc:  # the LLM down, a bad schema...: recorded; the next write resumes at the gate
         queue.fail(ws.db, topic.id, exc)
         raise
+    _record_article(ws, topic, article)
     figures = {"path": article.path, "citations": article.citations, "added": article.added,
                "unsupported": article.unsupported, "sentences": article.sentences,
                "supported_share": article.supported_share}
