@@ -51,6 +51,20 @@ def claim_next(conn: Any, worker: str, lease: float, stages: Collection[str], *,
     return int(row[0])
 
 
+def next_expiry(conn: Any, worker: str, stages: Collection[str], skip: Collection[int] = ()) -> float | None:
+    """Seconds until the first lease another worker holds on a topic in `stages` (not in `skip`) runs out;
+    None when no such topic is held (there is nothing left to wait for)."""
+    where = f"stage IN ({', '.join('?' * len(stages))}) AND claimed_by != '' AND claimed_by != ?"
+    args: list[Any] = [*stages, worker]
+    if skip:
+        where += f" AND id NOT IN ({', '.join('?' * len(skip))})"
+        args.extend(skip)
+    row = conn.execute(f"SELECT MIN(lease_until) FROM topics WHERE {where}", args).fetchone()
+    if row is None or row[0] is None:
+        return None
+    return max(0.0, float(row[0]) - clock(conn))
+
+
 def renew(conn: Any, topic_id: int, worker: str, lease: float) -> bool:
     """Extend this worker's lease on a topic; False when it is no longer this worker's."""
     with transaction(conn):

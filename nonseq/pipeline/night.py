@@ -337,10 +337,17 @@ def run_night(ws: Workspace, options: NightOptions | None = None, progress: Prog
         topic_id = claims.claim_next(ws.db, worker, cfg.lease_seconds, [s.value for s in RUNNABLE],
                                      also=[i for i in retry_ids if i not in done], skip=done)
         if topic_id is None:
-            break
+            wait = claims.next_expiry(ws.db, worker, [s.value for s in RUNNABLE], skip=done)
+            if wait is None:  # nothing left, not even a topic another worker holds
+                break
+            time.sleep(min(wait, cfg.lease_seconds) + 0.05)  # that worker may have died: its lease runs out
+            continue
         done.append(topic_id)
         entry = _claimed_topic(ws, topic_id, worker, run_id, log, options, progress)
         summary.entries.append(entry)
+        with transaction(ws.db):  # the night's report has this topic even if the worker dies later
+            ws.db.execute("UPDATE night_runs SET summary=? WHERE id=?",
+                          (json.dumps(summary.to_dict(), default=str), run_id))
         log_line(log, "topic", run=run_id, **entry.to_dict())
         emit(progress, Step.TOPIC, Kind.DONE, entry.topic, data=entry)
     return _finish(ws, summary, log, started)
