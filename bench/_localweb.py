@@ -11,8 +11,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "web" / "scrapinghub-aeb"
-FIRST_HOST = 10  # 127.0.0.10 onwards (tests/web.py uses .2-.7)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository: nonseq, devkit, bench
+from devkit.data import DATA as SHARED  # noqa: E402 - after the path setup
+
+DATA = SHARED / "web" / "scrapinghub-aeb"
+FIRST_HOST = 10  # 127.0.0.10 onwards (devkit/web.py uses .2-.7)
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -105,14 +105,14 @@ class Page:
     chunks: list[Candidate] = field(default_factory=list)
 
 
-def load_pages(folder: Path, ws: Any, cache_dir: Path) -> list[Page]:
-    """Extract and chunk every page as research does, embed the chunks (cached), keep the truth."""
+def load_pages(folder: Path, ws: Any, cache_dir: Path, limit: int = 0) -> list[Page]:
+    """Extract and chunk every page (the first `limit`) as research does, embed the chunks (cached), keep the truth."""
     truth = json.loads((folder / "ground-truth.json").read_text(encoding="utf-8"))
     emb = ws.embedder
     r = ws.settings.research
     chunker = Chunker(emb.count_tokens, r.chunk_tokens, r.chunk_overlap, emb.max_tokens)
     pages: list[Page] = []
-    for pid, item in sorted(truth.items()):
+    for pid, item in sorted(truth.items())[:limit or None]:
         html = gzip.decompress((folder / "html" / f"{pid}.html.gz").read_bytes())
         doc = extract_html(html, item["url"], favor_precision=r.extraction == "precision",
                            favor_recall=r.extraction == "recall")
@@ -131,9 +131,7 @@ def load_pages(folder: Path, ws: Any, cache_dir: Path) -> list[Page]:
 
 def _embed(ws: Any, cands: list[Candidate], cache_dir: Path) -> None:
     """Dense vectors for the chunks (the embedded text, as indexing does), cached on disk."""
-    from nonseq.index.indexing import embed_text
-
-    texts = [embed_text(c.chunk) for c in cands]
+    texts = [c.chunk.embedding_text() for c in cands]
     digest = hashlib.sha256("\x1e".join(texts).encode()).hexdigest()[:16]
     path = cache_dir / f"aeb-{ws.embedder.name.replace('/', '_')}-{digest}.npy"
     if path.is_file():

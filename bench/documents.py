@@ -21,6 +21,7 @@ options, TEST documents only to report (docs/documents.md). Page texts are cache
     python bench/documents.py [--libs nonseq,pypdfium2,pypdf,pdfminer,pdftotext] [--split all|tune|test]
                               [--grid] [--per-doc] [--fresh] [--json]
     python bench/documents.py --bombs     # every crafted bomb through the reader's child process
+    python bench/documents.py --corpus tests/fixtures/documents --limit 1 --libs nonseq --json   # smoke
 """
 
 from __future__ import annotations
@@ -193,6 +194,12 @@ def run_child(lib: str, pdf: str, out: Path, timeout: float) -> dict[str, Any]:
     return result
 
 
+def folder_corpus(folder: Path) -> list[tuple[str, str, str, str, str]]:
+    """A corpus of a folder's PDFs, each with its reference text beside it (NAME.pdf, NAME.txt)."""
+    return [(p.stem, "unknown", "test", str(p), str(p.with_suffix(".txt"))) for p in sorted(folder.glob("*.pdf"))
+            if p.with_suffix(".txt").is_file()]
+
+
 # -- reference texts and scores ---------------------------------------------------------------------
 
 def reference_text(path: str) -> str:
@@ -321,7 +328,7 @@ def flate_bomb(size: int = 2 << 30) -> bytes:
     """One page whose content stream inflates to `size` bytes of spaces behind two FlateDecode filters."""
     import zlib
 
-    from tests import pdf_bombs
+    from devkit import pdf_bombs
 
     inner, outer = zlib.compressobj(9), zlib.compressobj(9)
     block = b" " * (1 << 20)
@@ -333,9 +340,9 @@ def flate_bomb(size: int = 2 << 30) -> bytes:
 
 def bombs(seconds: float, memory_mb: int) -> None:
     """Each crafted bomb through the document reader (a limited child process): time, outcome, reason."""
+    from devkit import pdf_bombs
     from nonseq.research.documents import DocumentReader
     from nonseq.research.paged import Limits
-    from tests import pdf_bombs
 
     makers = {"flate_bomb": flate_bomb, "text_flood": pdf_bombs.text_flood,
               "xobject_fanout": pdf_bombs.xobject_fanout, "xobject_self": pdf_bombs.xobject_self,
@@ -369,6 +376,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--grid", action="store_true", help="print the clean_pages tuning grid and stop")
     parser.add_argument("--bombs", action="store_true", help="run the crafted bombs through nonseq's reader")
+    parser.add_argument("--corpus", type=Path, help="the documents of a folder instead: NAME.pdf with NAME.txt")
+    parser.add_argument("--limit", type=int, default=0, help="only the first N documents (a smoke run)")
     parser.add_argument("--child", nargs=3, metavar=("LIB", "PDF", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -378,7 +387,8 @@ def main(argv: list[str] | None = None) -> None:
         bombs(10.0, 1024)
         return
     libs = [x for x in args.libs.split(",") if x]
-    docs = [d for d in CORPUS if args.split in ("all", d[2])]
+    docs = folder_corpus(args.corpus) if args.corpus else [d for d in CORPUS if args.split in ("all", d[2])]
+    docs = docs[:args.limit or None]
     missing = [d[0] for d in docs if not (Path(d[3]).is_file() and Path(d[4]).exists())]
     if missing:
         sys.exit(f"error: missing corpus files for {missing}: install the packages named in the docstring")

@@ -25,8 +25,10 @@ from typing import Any
 from nonseq.config import ResearchSettings
 from nonseq.research.extract import Extractor, extract_html
 
-DEFAULT_DATA = Path(__file__).resolve().parent.parent / ".." / "shared" / "data" / "web" / \
-    "scrapinghub-aeb"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository: nonseq, devkit, bench
+from devkit.data import DATA as SHARED  # noqa: E402 - after the path setup
+
+DEFAULT_DATA = SHARED / "web" / "scrapinghub-aeb"
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 
 
@@ -59,24 +61,24 @@ def page_scores(counts: tuple[float, float, float]) -> tuple[float | None, float
     return precision, recall, (2 * p * r / (p + r) if p + r else 0.0)
 
 
-def load(data: Path) -> list[tuple[str, str, bytes, str]]:
-    """(key, url, html bytes, articleBody) for every page of the benchmark."""
+def load(data: Path, limit: int = 0) -> list[tuple[str, str, bytes, str]]:
+    """(key, url, html bytes, articleBody) for every page of the benchmark (the first `limit`, when given)."""
     truth_file = data / "ground-truth.json"
     if not truth_file.is_file():
         sys.exit(f"error: {truth_file} not found (use --data DIR)")
     truth = json.loads(truth_file.read_text(encoding="utf-8"))
     pages = []
-    for key, item in sorted(truth.items()):
+    for key, item in sorted(truth.items())[:limit or None]:
         html = gzip.decompress((data / "html" / f"{key}.html.gz").read_bytes())
         pages.append((key, item.get("url", ""), html, item.get("articleBody", "")))
     return pages
 
 
 def run(data: Path, *, favor: str = "precision", fast: bool = False,
-        ngram: int = 4) -> dict[str, Any]:
+        ngram: int = 4, limit: int = 0) -> dict[str, Any]:
     """Extract every page and score it; returns the figures."""
     precision, recall = favor == "precision", favor == "recall"
-    pages = load(data)
+    pages = load(data, limit)
     extractor = Extractor(min_text_chars=0)
     counts, texts, metadata = [], [], Counter()
     start = time.perf_counter()
@@ -116,9 +118,10 @@ def main(argv: list[str] | None = None) -> None:
                         help="trafilatura's bias (default: the [research] extraction default)")
     parser.add_argument("--fast", action="store_true", help="trafilatura fast (no fallbacks)")
     parser.add_argument("--ngram", type=int, default=4, help="shingle size (1 = token F1)")
+    parser.add_argument("--limit", type=int, default=0, help="only the first N pages (a smoke run)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
-    figures = run(args.data.resolve(), favor=args.favor, fast=args.fast, ngram=args.ngram)
+    figures = run(args.data.resolve(), favor=args.favor, fast=args.fast, ngram=args.ngram, limit=args.limit)
     if args.json:
         print(json.dumps(figures))
         return

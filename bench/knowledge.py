@@ -30,8 +30,10 @@ from nonseq.models import Topic
 from nonseq.research.extract import extract_html
 from nonseq.workspace import Workspace
 
-DEFAULT_DATA = Path(__file__).resolve().parent.parent / ".." / "shared" / "data" / "web" / \
-    "scrapinghub-aeb"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository: nonseq, devkit, bench
+from devkit.data import DATA as SHARED  # noqa: E402 - after the path setup
+
+DEFAULT_DATA = SHARED / "web" / "scrapinghub-aeb"
 
 
 def load_pages(data: Path, limit: int) -> list[tuple[Topic, Page]]:
@@ -121,7 +123,7 @@ def main() -> None:
     """Parse arguments, run, print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    parser.add_argument("--pages", type=int, default=181)
+    parser.add_argument("--pages", "--limit", type=int, default=181, help="the first N pages")
     parser.add_argument("--llm-pages", type=int, default=3)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()

@@ -35,7 +35,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-SCIFACT = ROOT / ".." / "shared" / "data" / "scifact"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository: nonseq, devkit, bench
+from devkit.data import DATA as SHARED  # noqa: E402 - after the path setup
+
+SCIFACT = SHARED / "scifact"
 CATEGORY = "science"
 PACKS = 10
 
@@ -160,7 +163,7 @@ def bench_topic(export: Path) -> tuple[Any, list[Any]]:
 
 def phase_pack(config: Path, export: Path) -> dict[str, Any]:
     """Open the store (and its knowledge shards), index the topic's research, time 10 context packs."""
-    from nonseq.index.store import EVERGREEN, knowledge_collection, research_collection
+    from nonseq.index.vector_store import EVERGREEN, knowledge_collection, research_collection
     from nonseq.retrieval.pipeline import run_chain
 
     ws = workspace(config)
@@ -211,7 +214,7 @@ def run_engine(name: str, url: str, work: Path, export: Path, sample: int) -> di
 def main() -> None:
     """Parse the options and run the bench (or one phase, in a child)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--facts", type=int, default=50_000)
+    parser.add_argument("--facts", "--limit", type=int, default=50_000, help="facts to import")
     parser.add_argument("--embed-sample", type=int, default=0, help="embed only N random texts alone (0 = all)")
     parser.add_argument("--url", default="", help="also measure a Qdrant server at this (loopback) URL")
     parser.add_argument("--work", default="", help="folder for the workspaces (default: a temporary one)")

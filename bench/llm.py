@@ -20,12 +20,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from nonseq.config import LLMSettings, load_settings
-from nonseq.errors import NonseqError
-from nonseq.llm import LLM, build_llm
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository: nonseq, devkit, bench
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from tests.web import free_port  # noqa: E402 - after the path setup
+from devkit.web import free_port  # noqa: E402 - after the path setup
+from nonseq.config import LLMSettings, load_settings  # noqa: E402
+from nonseq.errors import NonseqError  # noqa: E402
+from nonseq.llm import LLM, build_llm  # noqa: E402
 
 SYSTEM = "You are a careful technology journalist. Notebook page {n}."
 TASK = "Write a short paragraph explaining why local language models matter for privacy."
@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     """Parse arguments, run the benchmark and print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--config", help="config.toml to read [llm] from (default: defaults)")
-    parser.add_argument("--runs", type=int, default=3, help="timed runs (median is reported)")
+    parser.add_argument("--runs", "--limit", type=int, default=3, help="timed runs (median is reported)")
     parser.add_argument("--max-tokens", type=int, default=128, help="tokens per run")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args(argv)

@@ -5,8 +5,10 @@ real SearXNG over it, queues 10 topics in a temporary workspace and runs `nonseq
 process, sampling the RSS of its whole process tree from /proc. Prints the wall time of each topic
 by stage (from the night's JSON-lines log) and the peak RSS. Goal: peak < 2 GB.
 With --kills N it then runs the crash check N times (SIGKILL at seeded random points, rerun, check).
+With --workers N it runs N workers side by side on its own PostgreSQL and Qdrant server (bench/_team.py)
+and prints topics_per_hour, peak_rss_mb (the largest of any worker) and written.
 
-    python bench/night.py [--topics 10] [--max-tokens N] [--kills N] [--seed 14] [--json]
+    python bench/night.py [--topics 10] [--max-tokens N] [--kills N] [--seed 14] [--workers N] [--json]
 """
 
 from __future__ import annotations
@@ -67,13 +69,12 @@ def tree_rss(root: int) -> int:
 
 
 def run_child(folder: Path, args: list[str], kill_at: str = "") -> tuple[int, int, float]:
-    """Run the CLI in a child (tests/nonseq_child.py); (exit code, peak tree RSS, seconds)."""
-    env = {**os.environ, "PYTHONPATH": str(REPO), "NONSEQ_TEST_WEB": "1", "HF_HUB_OFFLINE": "1"}
-    if kill_at:
-        env["NONSEQ_TEST_KILL_AT"] = kill_at
+    """Run the CLI in a child (devkit/child.py); (exit code, peak tree RSS, seconds)."""
+    from devkit.child import child_argv, child_env
+
     started = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "tests.nonseq_child", *args], cwd=folder, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(child_argv(args), cwd=folder, env=child_env(kill_at), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
     peak = 0
     while proc.poll() is None:
         peak = max(peak, tree_rss(proc.pid))
@@ -96,7 +97,7 @@ def stage_table(log: Path) -> dict[str, dict[str, float]]:
 
 def setup(folder: Path, searxng_url: str, topics: int, max_tokens: int | None) -> None:
     """config.toml for the local web, and the queue."""
-    from tests.web import write_config
+    from devkit.web import write_config
 
     write_config(folder, searxng_url)
     if max_tokens:
@@ -111,9 +112,9 @@ def setup(folder: Path, searxng_url: str, topics: int, max_tokens: int | None) -
 
 def crash_checks(base: Path, searxng_url: str, kills: int, seed: int) -> list[dict[str, Any]]:
     """Kill a night run at seeded random points, rerun it, check it completed consistently."""
+    from devkit.checks import check_consistent, kill_points
     from nonseq.config import load_settings
     from nonseq.workspace import Workspace
-    from tests.test_night import check_consistent, kill_points
 
     results = []
     for i in range(kills):
@@ -133,15 +134,20 @@ def crash_checks(base: Path, searxng_url: str, kills: int, seed: int) -> list[di
 def main() -> None:
     """Run the benchmark and print its figures."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--topics", type=int, default=10)
+    parser.add_argument("--topics", "--limit", type=int, default=10, help="topics in the night run")
     parser.add_argument("--max-tokens", type=int, default=None, help="[llm] max_tokens (default: the default)")
     parser.add_argument("--kills", type=int, default=0, help="crash checks to run after the benchmark")
     parser.add_argument("--seed", type=int, default=14)
+    parser.add_argument("--workers", type=int, default=0,
+                        help="team mode: N workers on one PostgreSQL database and a Qdrant server")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    if args.workers:
+        team(args)
+        return
 
+    from devkit.web import HOSTS, LocalWeb, SearchApi, _common_port, free_port, start_server, stop_server
     from nonseq.research.searxng_local import LocalSearxng, json_engine
-    from tests.web import HOSTS, LocalWeb, SearchApi, _common_port, free_port, start_server, stop_server
 
     web = LocalWeb(_common_port(list(HOSTS.values())))
     web.start()
@@ -179,6 +185,36 @@ def main() -> None:
               + " ".join(f"{row.get(s, 0):8.1f}" for s in steps) + f" {row.get('total', 0):8.1f}")
     for crash in crashes:
         print(f"crash check {crash['points']}: exits {crash['codes']} then {crash['final']} (consistent)")
+
+
+def team(args: argparse.Namespace) -> None:
+    """`--workers N`: the team night (bench/_team.py) on the same local web; prints its figures."""
+    from bench._team import run_team
+    from devkit.web import HOSTS, LocalWeb, SearchApi, _common_port, free_port, start_server, stop_server
+    from nonseq.research.searxng_local import LocalSearxng, json_engine
+
+    web = LocalWeb(_common_port(list(HOSTS.values())))
+    web.start()
+    api = SearchApi(web)
+    server = start_server(api)
+    api.url = f"http://127.0.0.1:{server.server_address[1]}"
+    with tempfile.TemporaryDirectory(prefix="nonseq-team-bench-") as tmp:
+        searx = LocalSearxng(Path(tmp) / "searxng", free_port())
+        searx.write_settings(engines=[json_engine(
+            "localweb", f"{api.url}/api/search?q={{query}}&page={{pageno}}", shortcut="lw")], keep_only=[])
+        url = searx.start(timeout=60, attached=True)
+        try:
+            figures = run_team(Path(tmp), url, args.workers, TOPICS[:args.topics], args.max_tokens)
+        finally:
+            searx.stop()
+            stop_server(server)
+            web.stop()
+    if args.json:
+        print(json.dumps(figures, indent=2))
+        return
+    print(f"{figures['workers']} worker(s), {figures['topics']} topic(s): {figures['seconds']} s wall, "
+          f"{figures['topics_per_hour']} topics/hour, {figures['written']} written, peak RSS of any worker "
+          f"{figures['peak_rss_mb']} MB (exits {figures['exit_codes']})")
 
 
 if __name__ == "__main__":

@@ -42,7 +42,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_DATA = ROOT / ".." / "shared" / "data" / "web" / "scrapinghub-aeb"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository: nonseq, devkit, bench
+from devkit.data import DATA as SHARED  # noqa: E402 - after the path setup
+
+DEFAULT_DATA = SHARED / "web" / "scrapinghub-aeb"
 GOALS = {"five": {"peak_rss_mb": 500}, "fragments": {"peak_rss_mb": 600, "seconds": 60}}
 FRAGMENTS = 150_000
 PROSE_BYTES = 500_000
@@ -147,37 +150,38 @@ def child_research(folder: Path, sources: list[str]) -> dict[str, Any]:
             "chunks": summary["chunks"], "capped": summary["capped"], "failed": summary["failed"]}
 
 
-def five(data: Path) -> dict[str, Any]:
-    """An ordinary research of five real pages."""
-    pages = load_pages(data, 5)
+def five(data: Path, limit: int | None = None) -> dict[str, Any]:
+    """An ordinary research of five real pages (fewer with limit)."""
+    pages = load_pages(data, min(5, limit or 5))
     with tempfile.TemporaryDirectory(prefix="nonseq-bench-") as tmp, serve(pages) as base:
         urls = [arg for path in pages for arg in ("--url", base + path)]
         return {"pages": len(pages), **child_research(Path(tmp), urls)}
 
 
-def fragments(data: Path) -> dict[str, Any]:
-    """The 150,000-paragraph page, and the CPU seconds of extracting 15,000 vs 150,000 paragraphs."""
-    page = fragment_page(data)
+def fragments(data: Path, limit: int | None = None) -> dict[str, Any]:
+    """The 150,000-paragraph page (1,000 x limit with limit), and the CPU seconds of extracting a tenth of it vs all."""
+    count = 1000 * limit if limit else FRAGMENTS
+    page = fragment_page(data, count)
     with tempfile.TemporaryDirectory(prefix="nonseq-bench-") as tmp, serve({"/fragments.html": page}) as base:
-        figures = {"page_mb": round(len(page) / 1e6, 2), "paragraphs": FRAGMENTS,
+        figures = {"page_mb": round(len(page) / 1e6, 2), "paragraphs": count,
                    **child_research(Path(tmp), ["--url", base + "/fragments.html"])}
     from nonseq.research.extract import extract_html
 
     cpu: dict[int, float] = {}
-    for n in (FRAGMENTS // 10, FRAGMENTS):
+    for n in (count // 10, count):
         html = fragment_page(data, n)
         started = time.process_time()
         extract_html(html, "https://frag.example/")
         cpu[n] = time.process_time() - started
     figures["extract_cpu_seconds"] = {str(n): round(s, 2) for n, s in cpu.items()}
-    figures["extract_scaling"] = round(cpu[FRAGMENTS] / max(cpu[FRAGMENTS // 10], 1e-6), 1)
+    figures["extract_scaling"] = round(cpu[count] / max(cpu[count // 10], 1e-6), 1)
     return figures
 
 
-def prose(data: Path) -> dict[str, Any]:
-    """A 500 KB file of prose given with --file."""
+def prose(data: Path, limit: int | None = None) -> dict[str, Any]:
+    """A 500 KB file of prose given with --file (10 KB x limit with limit)."""
     with tempfile.TemporaryDirectory(prefix="nonseq-bench-") as tmp:
-        path = prose_file(data, Path(tmp))
+        path = prose_file(data, Path(tmp), 10_000 * limit if limit else PROSE_BYTES)
         return {"file_kb": round(path.stat().st_size / 1000), **child_research(Path(tmp), ["--file", str(path)])}
 
 
@@ -185,7 +189,7 @@ def all_pages(data: Path, limit: int | None) -> dict[str, Any]:
     """Research every benchmark page in this process, then time the embedding of the same chunks alone."""
     from nonseq import queue
     from nonseq.config import load_settings
-    from nonseq.index.store import research_collection
+    from nonseq.index.vector_store import research_collection
     from nonseq.pipeline.research import run_research
     from nonseq.workspace import Workspace
 
@@ -195,7 +199,7 @@ def all_pages(data: Path, limit: int | None) -> dict[str, Any]:
         ws = Workspace(load_settings(Path(tmp) / "config.toml", environ={}))
         try:
             ws.embedder.embed(["warm up the model"])  # load outside the timings
-            topic = queue.add_topic(ws.db, "Benchmark pages", "business", ws.categories)
+            topic = queue.insert_topic(ws.db, "Benchmark pages", "business", ws.categories)
             cpu = time.process_time()
             summary = run_research(ws, topic.id, urls=[base + path for path in pages])
             research_cpu = time.process_time() - cpu
@@ -264,7 +268,7 @@ def run_pdfs(pdfs: list[Path]) -> dict[str, Any]:
             read = [reader.read(data, name) for name, data in files.items()]
             extract_seconds = time.perf_counter() - started
             ws.embedder.embed(["warm up the model"])
-            topic = queue.add_topic(ws.db, "Benchmark PDFs", "business", ws.categories)
+            topic = queue.insert_topic(ws.db, "Benchmark PDFs", "business", ws.categories)
             summary = run_research(ws, topic.id, urls=[base + name for name in files])
         finally:
             ws.close()
@@ -309,16 +313,18 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenario", choices=["five", "fragments", "prose", "pages", "pdf", "all"], default="all")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="benchmark folder")
-    parser.add_argument("--limit", type=int, default=None, help="pages: only the first N pages")
+    parser.add_argument("--limit", type=int, default=None,
+                        help="a smoke run: N pages (five, pages), 1,000 N paragraphs, 10 N KB of prose, N PDFs")
     parser.add_argument("--pdf", type=Path, action="append", help="pdf: a PDF to research (repeatable)")
     parser.add_argument("--pdf-limit", type=int, default=5, help="pdf: most PDFs found when --pdf is not given")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
     data = args.data.resolve()
     names = ["five", "fragments", "prose", "pages", "pdf"] if args.scenario == "all" else [args.scenario]
-    runs = {"five": lambda: five(data), "fragments": lambda: fragments(data), "prose": lambda: prose(data),
-            "pages": lambda: all_pages(data, args.limit),
-            "pdf": lambda: run_pdfs(args.pdf or find_pdfs(args.pdf_limit))}
+    pdf_limit = min(args.pdf_limit, args.limit) if args.limit else args.pdf_limit
+    runs = {"five": lambda: five(data, args.limit), "fragments": lambda: fragments(data, args.limit),
+            "prose": lambda: prose(data, args.limit), "pages": lambda: all_pages(data, args.limit),
+            "pdf": lambda: run_pdfs(args.pdf or find_pdfs(pdf_limit))}
     results: dict[str, Any] = {}
     for name in names:
         figures = runs[name]()

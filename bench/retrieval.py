@@ -31,15 +31,14 @@ from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository: nonseq, devkit, bench
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-import calibration  # noqa: E402
-from _metrics import evaluate, load_beir, self_check  # noqa: E402
-
+from bench import calibration  # noqa: E402
+from bench._metrics import evaluate, load_beir, self_check  # noqa: E402
 from nonseq.config import PathsSettings, RerankSettings, Settings  # noqa: E402
 from nonseq.index.rerankers import Reranker, build_reranker  # noqa: E402
-from nonseq.index.store import research_collection  # noqa: E402
+from nonseq.index.vector_store import research_collection  # noqa: E402
 from nonseq.models import Candidate, Chunk, Topic  # noqa: E402
 from nonseq.retrieval.dedup import unit  # noqa: E402
 from nonseq.retrieval.fusion import fuse, fuse_scores  # noqa: E402
@@ -52,8 +51,10 @@ from nonseq.retrieval.trust import STEP as TRUST  # noqa: E402
 from nonseq.workspace import Workspace  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
-DEFAULT_DATA = REPO.parent / "shared" / "data" / "scifact"
-DEFAULT_AEB = REPO.parent / "shared" / "data" / "web" / "scrapinghub-aeb"
+from devkit.data import DATA as SHARED  # noqa: E402 - after the path setup
+
+DEFAULT_DATA = SHARED / "scifact"
+DEFAULT_AEB = SHARED / "web" / "scrapinghub-aeb"
 TOPIC = Topic(title="scifact", slug="scifact", category="science")
 GRID_RRF = (5, 10, 20, 30, 60, 100)
 GRID_WEIGHTED = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
@@ -65,7 +66,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--data", type=Path, default=DEFAULT_DATA, help="BEIR SciFact folder")
     p.add_argument("--qrels", type=Path, default=None, help="qrels TSV (default: qrels/train.tsv)")
-    p.add_argument("--limit", type=int, default=0, help="Only the first N judged queries")
+    p.add_argument("--limit", type=int, default=0, help="Only the first N judged queries (and N real pages)")
     p.add_argument("--cache-dir", type=Path, default=Path(tempfile.gettempdir()) / "nonseq-bench")
     p.add_argument("--rerank-model-path", default="", help="A local cross-encoder folder to add")
     p.add_argument("--aeb", type=Path, default=DEFAULT_AEB, help="The 181 real pages (web part)")
@@ -282,7 +283,7 @@ def run_chains(ws: Workspace, cands: list[Candidate], queries: dict[str, str], q
     pages = None
     if not args.no_web and (args.aeb / "ground-truth.json").is_file():
         log(f"extracting, chunking and embedding the pages in {args.aeb}...")
-        pages = calibration.load_pages(args.aeb, ws, args.cache_dir)
+        pages = calibration.load_pages(args.aeb, ws, args.cache_dir, args.limit)
     scores: dict[str, dict[str, Any]] = {}
     for label, reranker in rerankers(ws, args.rerank_model_path).items():
         log(f"chain with {reranker.name}...")

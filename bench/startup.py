@@ -53,7 +53,7 @@ def heavy_imports(args: list[str], cwd: Path) -> list[str]:
 def main() -> None:
     """Run every command and print its figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--runs", "--limit", type=int, default=7, help="timed runs per command")
     parser.add_argument("--json", action="store_true")
     opts = parser.parse_args()
     results = {}

@@ -18,7 +18,7 @@ Scores each data set with the shipped nonseq.verify.support.SupportChecker and n
 `cited_doc_ids`; the abstracts from --corpus: SciFact's corpus.jsonl with `abstract` sentences, or the
 BEIR corpus with `text`). The shipped model was fitted on WiCE dev and SciFact train: figures on
 those two files are in-sample; the honest ones are the out-of-fold figures in support_head.json's
-provenance (scripts/support/stack_support.py). The top-level keys are those of the first data set.
+provenance (training/support_head/stack.py). The top-level keys are those of the first data set.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ import argparse
 import json
 import os
 import re
+import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -41,7 +42,10 @@ from nonseq.verify.alignment import STOP_WORDS  # noqa: E402
 from nonseq.verify.support import SupportChecker, source_units  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
-DEFAULT_DATA = REPO.parent / "shared" / "data" / "wice" / "dev.jsonl"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository: nonseq, devkit, bench
+from devkit.data import DATA as SHARED  # noqa: E402 - after the path setup
+
+DEFAULT_DATA = SHARED / "wice" / "dev.jsonl"
 PUBLISHED = {
     "source": "Kamoi et al. 2023, WiCE, test split, claim level",
     "auroc_supported_vs_rest": {"gpt-4": 0.802, "t5-3b-anli-wice": 0.947, "gpt-3.5": 0.569},

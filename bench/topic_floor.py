@@ -25,13 +25,12 @@ import numpy as np
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))  # the repository: nonseq, devkit, bench
 
 
 def page_sentences(page_id: str) -> tuple[list[str], list[str]]:
     """A page's prose sentences and each with its neighbours (the plan's window)."""
-    from _localweb import DATA
-
+    from bench._localweb import DATA
     from nonseq.research.extract import extract
     from nonseq.text.prose import reject_reason
     from nonseq.text.sentences import split, strip_dateline
@@ -67,18 +66,22 @@ def relevances(topics: list[dict[str, Any]]) -> dict[str, np.ndarray]:
 
 def main() -> int:
     """Print the pass rates per floor and the other-category percentiles."""
-    from writing import load_topics
+    from bench.writing import load_topics
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--floors", default="0.25,0.27,0.3,0.35")
+    ap.add_argument("--limit", type=int, default=0, help="a smoke run: the first N tune topics, one page each")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    rel = relevances(load_topics("tune"))
+    topics = load_topics("tune")
+    if args.limit:  # a smoke run: the first N topics, one page each
+        topics = [t | {"pages": t["pages"][:1]} for t in topics[:args.limit]]
+    rel = relevances(topics)
     report: dict[str, Any] = {
         "n": {k: len(v) for k, v in rel.items()},
         "other_category_percentiles": {p: round(float(np.percentile(rel["other_category"], p)), 3)
-                                       for p in (90, 95, 99, 99.9)},
-        "pass": {f: {k: round(float((v >= float(f)).mean()), 4) for k, v in rel.items()}
+                                       if len(rel["other_category"]) else None for p in (90, 95, 99, 99.9)},
+        "pass": {f: {k: round(float((v >= float(f)).mean()), 4) if len(v) else None for k, v in rel.items()}
                  for f in args.floors.split(",")}}
     if args.json:
         print(json.dumps(report, indent=1))

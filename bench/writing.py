@@ -32,7 +32,7 @@ from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))  # the repository: nonseq, devkit, bench
 JUNK = ("instruction", "label", "byline", "caption", "text about the page", "heading")
 _MARKERS = re.compile(r"\s*\[(\d+)\]")
 
@@ -47,8 +47,7 @@ def load_topics(split: str, only: str = "") -> list[dict[str, Any]]:
 
 def research(ws: Any, spec: dict[str, Any]) -> tuple[Any, Any, float]:
     """Queue the topic, research its pages from the local web, retrieve; (topic, pack, seconds)."""
-    from _localweb import LocalPages
-
+    from bench._localweb import LocalPages
     from nonseq import queue
     from nonseq.pipeline.research import run_research
     from nonseq.pipeline.topics import add_topic
@@ -200,11 +199,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default="", help="keep each article, prompt file and records here")
     ap.add_argument("--llm", choices=("config", "echo"), default="config",
                     help="echo: a stand-in that repeats the source (plumbing checks)")
+    ap.add_argument("--limit", type=int, default=0, help="only the first N topics of the split (a smoke run)")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     args = ap.parse_args(argv)
     rows = []
     with tempfile.TemporaryDirectory(prefix="writer-bench-") as tmp:
-        for spec in load_topics(args.split, args.topics):
+        for spec in load_topics(args.split, args.topics)[:args.limit or None]:
             rows.append(run_topic(spec, args, Path(tmp)))
             print(f"  {rows[-1]['topic']:<18} {line(rows[-1])}", file=sys.stderr, flush=True)
     result = {"split": args.split, "topics": rows, "total": totals(rows)}

@@ -109,7 +109,7 @@ def _check_fields(title: str, category: str, categories: Iterable[str], priority
         raise UsageError(f"unknown category {category!r} (allowed: {', '.join(allowed)})")
 
 
-def add_topic(
+def insert_topic(
     conn: sqlite3.Connection,
     title: str,
     category: str,
@@ -122,7 +122,10 @@ def add_topic(
     priority: int = 0,
     slug: str | None = None,
 ) -> Topic:
-    """Queue a new topic; refuses empty titles, unknown categories and duplicate slugs."""
+    """Insert a topic record; refuses empty titles, unknown categories and duplicate slugs.
+
+    The persona and schema are not checked here: `pipeline.topics.add_topic` does that (and calls this).
+    """
     _check_fields(title, category, categories, priority)
     slug = slugify(slug or title)
     if not slug:

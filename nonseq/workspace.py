@@ -1,4 +1,4 @@
-"""The Workspace: paths, SQLite, store and models, built once from the settings and handed to services."""
+"""The Workspace: paths, SQLite, store, models and the LLM, built once from the settings and handed to services."""
 
 from __future__ import annotations
 
@@ -22,7 +22,8 @@ if TYPE_CHECKING:
     from nonseq.index.indexing import Indexer
     from nonseq.index.rerankers import Reranker
     from nonseq.index.sparse import SparseEncoder
-    from nonseq.index.store import VectorStore
+    from nonseq.index.vector_store import VectorStore
+    from nonseq.llm.base import LLM
     from nonseq.research.domains import DomainRegistry
     from nonseq.research.fetch import Fetcher
 
@@ -49,12 +50,14 @@ class Workspace:
     by the process's workspaces unless one is given.
     """
 
-    def __init__(self, settings: Settings, *, models: ModelCache | None = None,
-                 warn: Callable[[str], None] = _warn) -> None:
+    def __init__(self, settings: Settings, *, model_cache: ModelCache | None = None,
+                 llm: LLM | None = None, warn: Callable[[str], None] = _warn) -> None:
         self.settings = settings
         self._closers: list[Closable] = []
         self._memo: dict[str, Any] = {}
-        self._models = models
+        self._model_cache = model_cache
+        self._llm = llm
+        self._llm_given = llm is not None
         self.warn = warn
 
     # -- paths -------------------------------------------------------------------------------
@@ -167,7 +170,7 @@ class Workspace:
 
     def _open_store(self, progress: Progress | None) -> VectorStore:
         """Open the configured store."""
-        from nonseq.index.stores import open_store
+        from nonseq.index.store_engines import open_store
 
         def moved(collection: str, done: int, total: int) -> None:
             """Say a collection's migration progress."""
@@ -187,20 +190,37 @@ class Workspace:
         return store
 
     @property
-    def models(self) -> ModelCache:
+    def model_cache(self) -> ModelCache:
         """Where loaded models are kept (the process-wide cache unless the workspace has its own)."""
-        if self._models is None:
+        if self._model_cache is None:
             from nonseq.cache import SHARED
 
-            self._models = SHARED
-        return self._models
+            self._model_cache = SHARED
+        return self._model_cache
+
+    @property
+    def llm(self) -> LLM:
+        """The language model every stage uses: the injected one, else built once from [llm] (loads nothing yet)."""
+        if self._llm is None:
+            from nonseq.llm import build_llm
+
+            self._llm = build_llm(self.settings.llm)
+        return self._llm
+
+    def llm_with(self, **changes: Any) -> LLM:
+        """The language model with some [llm] settings changed (the injected model as it is)."""
+        if self._llm_given:
+            return self.llm
+        from nonseq.llm import build_llm
+
+        return build_llm(self.settings.llm.model_copy(update=changes))
 
     @cached_property
     def embedder(self) -> Embedder:
         """The dense embedder."""
         from nonseq.index.embed import build_embedder
 
-        return build_embedder(self.settings.embedding, self.models)
+        return build_embedder(self.settings.embedding, self.model_cache)
 
     @cached_property
     def sparse(self) -> SparseEncoder:
@@ -221,7 +241,7 @@ class Workspace:
         """The reranker (falls back, marked offline, when its model cannot be loaded)."""
         from nonseq.index.rerankers import build_reranker
 
-        reranker = build_reranker(self.settings.rerank, self.embedder, self.models)
+        reranker = build_reranker(self.settings.rerank, self.embedder, self.model_cache)
         self._warn_reranker_offline(reranker)
         return reranker
 

@@ -89,7 +89,7 @@ pytest_plugins: list[str] = ["tests.loopback", "tests.web", "tests.qdrant_fake"]
 @pytest.fixture(scope="session")
 def pg_server() -> Iterator[object]:
     """A real PostgreSQL 15 for the session (skipped only where its binaries are not installed)."""
-    from tests.pg_server import PgServer, available
+    from devkit.pg_server import PgServer, available
 
     if not available():
         pytest.skip("PostgreSQL 15 is not installed here (.ci/run installs it: apt-get install postgresql-15)")
@@ -104,7 +104,7 @@ def pg_url(pg_server: object, monkeypatch: pytest.MonkeyPatch, request: pytest.F
     import re
     import uuid
 
-    from tests.pg_server import PgServer
+    from devkit.pg_server import PgServer
 
     assert isinstance(pg_server, PgServer)
     for name, value in pg_server.env.items():

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from devkit.checks import one_error_line
 from nonseq.config import load_settings
 from nonseq.models import Outcome
 from nonseq.research.domains import BLOCKED_FILE, TRUSTED_FILE, load_default
@@ -20,13 +21,6 @@ pytestmark = pytest.mark.usefixtures("loopback_only")
 def as_json(cli: Any, *args: str) -> Any:
     """Run a command with --json and parse its output."""
     return json.loads(cli(*args, "--json").stdout)
-
-
-def one_line_error(result: Any, needle: str) -> None:
-    """The error is one line on stderr and says what is wrong."""
-    lines = [ln for ln in result.stderr.splitlines() if ln.strip()]
-    assert len(lines) == 1 and lines[0].startswith("error:"), result.stderr
-    assert needle in lines[0], lines[0]
 
 
 def test_list_shipped(cli: Any) -> None:
@@ -90,7 +84,7 @@ def test_user_entry_overrides_shipped(cli: Any) -> None:
 def test_bad_input_is_one_line_exit_2(cli: Any, args: list[str], needle: str) -> None:
     """Bad input exits 2 with one error line and writes nothing."""
     result = cli("domains", *args, code=2)
-    one_line_error(result, needle)
+    one_error_line(result, needle)
     assert not (load_settings().data_dir / TRUSTED_FILE).exists()
 
 
@@ -105,7 +99,7 @@ def test_broken_user_file(cli: Any) -> None:
     data_dir = load_settings().data_dir
     data_dir.mkdir(parents=True)
     (data_dir / BLOCKED_FILE).write_text("{not json", encoding="utf-8")
-    one_line_error(cli("domains", "list", code=2), BLOCKED_FILE)
+    one_error_line(cli("domains", "list", code=2), BLOCKED_FILE)
 
 
 def test_blocked_on_the_cli_is_never_fetched(cli: Any, local_web: LocalWeb) -> None:

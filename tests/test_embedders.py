@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from llm_servers import FakeOllama
 
+from devkit.llm_servers import FakeOllama
 from nonseq.config import EmbeddingSettings
 from nonseq.errors import BackendError
 from nonseq.index.embed import build_embedder

@@ -13,18 +13,12 @@ from typing import Any
 
 import pytest
 
+from devkit.checks import one_error_line
 from nonseq import db as nonseq_db
 from nonseq import workspace as nonseq_workspace
 from nonseq.pipeline import topics
 
 HUGE = "99999999999999999999999"
-
-
-def _one_error_line(result: Any, needle: str) -> None:
-    """stderr is one line, an error naming needle, and no traceback anywhere."""
-    assert result.stderr.count("\n") == 1 and result.stderr.startswith("error: "), result.stderr
-    assert needle in result.stderr, result.stderr
-    assert "Traceback" not in result.stdout + result.stderr
 
 
 def _garble_middle_pages(path: Path) -> None:
@@ -44,7 +38,7 @@ def test_a_damaged_database_is_one_line_and_doctor_names_it(cli: Any, isolated: 
 
     listed = cli("queue", "list", code=None)
     assert listed.exit_code != 0
-    _one_error_line(listed, "workspace database")
+    one_error_line(listed, "workspace database")
     assert "damaged" in listed.stderr and ".recover" in listed.stderr
 
     doctor = cli("doctor", code=None)
@@ -69,7 +63,7 @@ def test_a_full_disk_is_one_line_and_keeps_what_was_saved(
                  "--focus", "x" * 3000, code=None) for n in range(12)]
     failed = [r for r in added if r.exit_code != 0]
     assert failed, "the database never filled up"
-    _one_error_line(failed[0], "could not be written (database or disk is full")
+    one_error_line(failed[0], "could not be written (database or disk is full")
     monkeypatch.setattr(nonseq_workspace, "connect", real_connect)
     shown = cli("queue", "show", "first-topic")
     assert "First topic" in shown.stdout
@@ -80,7 +74,7 @@ def test_an_id_beyond_sqlite_is_not_found(cli: Any, command: str) -> None:
     extra = ["--text", "new text"] if command == "edit" else []
     result = cli("knowledge", command, HUGE, *extra, code=None)
     assert result.exit_code != 0
-    _one_error_line(result, f"no fact #{HUGE}")
+    one_error_line(result, f"no fact #{HUGE}")
 
 
 def test_export_never_replaces_what_is_not_a_regular_file(cli: Any, isolated: Path) -> None:
@@ -88,7 +82,7 @@ def test_export_never_replaces_what_is_not_a_regular_file(cli: Any, isolated: Pa
     folder = isolated / "exports"
     folder.mkdir()
     result = cli("knowledge", "export", str(folder), code=2)
-    _one_error_line(result, "is not a regular file")
+    one_error_line(result, "is not a regular file")
     assert folder.is_dir() and not list(folder.iterdir())
     fifo = isolated / "pipe"
     os.mkfifo(fifo)

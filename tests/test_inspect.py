@@ -6,8 +6,9 @@ import json
 
 import pytest
 
+from devkit.checks import one_error_line
 from nonseq.config import load_settings
-from nonseq.index.store import research_collection
+from nonseq.index.vector_store import research_collection
 from nonseq.models import Chunk
 from nonseq.workspace import Workspace
 
@@ -65,8 +66,7 @@ def test_inspect_unknown_topic_is_one_line_error(cli) -> None:  # noqa: ANN001
     """An unknown topic: one error line and a non-zero exit."""
     result = cli("inspect", "999", code=None)
     assert result.exit_code != 0
-    lines = [ln for ln in result.stderr.splitlines() if ln.strip()]
-    assert len(lines) == 1 and "error" in lines[0]
+    one_error_line(result, "999")
 
 
 def test_inspect_topic_without_research(cli) -> None:  # noqa: ANN001

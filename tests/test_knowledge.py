@@ -8,17 +8,15 @@ import json
 import os
 import signal
 import subprocess
-import sys
-import threading
-import time
 from pathlib import Path
 
 import pytest
-from llm_servers import ScriptedChat
+from scripted_llm import ScriptedModel
 
+from devkit.child import child_argv, child_env
 from nonseq import knowledge, queue
 from nonseq.config import load_settings
-from nonseq.index.store import EVERGREEN, knowledge_collection, research_collection
+from nonseq.index.vector_store import EVERGREEN, knowledge_collection, research_collection
 from nonseq.knowledge import dedup, records
 from nonseq.knowledge.extract import Page, extractive_facts, find_quote, merge_overlap, topic_pages
 from nonseq.knowledge.records import FactRecord
@@ -241,15 +239,14 @@ def test_kill_between_promotion_and_wipe(cli, isolated: Path) -> None:  # noqa: 
     cli("knowledge", "extract", str(tid))
     ids = [f["id"] for f in _facts(cli)]
     cli("knowledge", "keep", *map(str, ids))
-    env = {**os.environ, "NONSEQ_TEST_PAUSE_AT": "promote", "PYTHONPATH": str(REPO)}
-    proc = subprocess.Popen([sys.executable, "-m", "tests.nonseq_child", "knowledge", "promote", str(tid)],
-                            cwd=isolated, env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
+    proc = subprocess.Popen(child_argv(["knowledge", "promote", str(tid)]), cwd=isolated,
+                            env=child_env(NONSEQ_TEST_PAUSE_AT="promote"), stderr=subprocess.PIPE,
+                            stdout=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 120
-        line = b""
-        while b"paused at promote" not in line and time.monotonic() < deadline:
-            line = proc.stderr.readline() if proc.stderr else b""  # type: ignore[union-attr]
-            assert line or proc.poll() is None, "promote ended before the pause"
+        assert proc.stderr is not None
+        lines = iter(proc.stderr.readline, b"")  # ends when the child closes stderr (it exited)
+        paused = any(b"paused at promote" in line for line in lines)
+        assert paused, f"promote ended (exit {proc.wait(30)}) before the pause"
         proc.send_signal(signal.SIGKILL)
         proc.wait(30)
     finally:
@@ -290,21 +287,14 @@ def test_llm_facts_need_a_real_quote_and_support(cli, isolated: Path,  # noqa: A
     good = {"text": sentence.strip() + ".", "quote": sentence.strip(), "kind": "evergreen"}
     invented = {"text": "Apple sold nine billion MacBook Pro keyboards in 1850.",
                 "quote": "Apple sold nine billion MacBook Pro keyboards in 1850", "kind": "topic"}
-    server = ScriptedChat([json.dumps({"facts": [good, invented]}), "no JSON here, sorry"])
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        monkeypatch.setenv("NONSEQ_KNOWLEDGE__USE_LLM", "true")
-        monkeypatch.setenv("NONSEQ_LLM__BACKEND", "openai")
-        monkeypatch.setenv("NONSEQ_LLM__URL", f"http://127.0.0.1:{server.server_address[1]}/v1")
-        report = json.loads(cli("knowledge", "extract", str(tid), "--json").stdout)
-    finally:
-        server.shutdown()
-        server.server_close()
+    model = ScriptedModel([json.dumps({"facts": [good, invented]}), "no JSON here, sorry"])
+    monkeypatch.setenv("NONSEQ_KNOWLEDGE__USE_LLM", "true")
+    with Workspace(load_settings(), llm=model) as ws, ws.lock("knowledge extract"):
+        report = knowledge.extract_facts(ws, tid).to_dict()
     assert report["llm"] == 1 and report["rejected"] == 1 and report["extractive"] >= 1
     facts = _facts(cli)
     by_llm = [f for f in facts if f["extractor"] != "extractive"]
-    assert len(by_llm) == 1 and by_llm[0]["extractor"] == "openai:scripted/facts-v1"
+    assert len(by_llm) == 1 and by_llm[0]["extractor"] == "scripted/facts-v1"
     assert by_llm[0]["kind"] == "evergreen" and by_llm[0]["url"] == first.url
     assert first.text[by_llm[0]["quote_start"]:by_llm[0]["quote_end"]] == by_llm[0]["quote"]
     assert all(f["url"] != first.url for f in facts if f["extractor"] == "extractive")

@@ -6,8 +6,8 @@ import socket
 from collections.abc import Iterator
 
 import pytest
-from llm_servers import PROMPT, SCHEMA, FakeOllama, free_port
 
+from devkit.llm_servers import PROMPT, SCHEMA, FakeOllama, free_port
 from nonseq.config import LLMSettings
 from nonseq.errors import BackendError
 from nonseq.llm import build_llm

@@ -7,8 +7,8 @@ from collections.abc import Callable, Iterator
 
 import httpx
 import pytest
-from llm_servers import PROMPT, SCHEMA, free_port, llama_cpp_server
 
+from devkit.llm_servers import PROMPT, SCHEMA, free_port, llama_cpp_server
 from nonseq.config import LLMSettings
 from nonseq.errors import BackendError
 from nonseq.llm import build_llm

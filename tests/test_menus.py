@@ -1,6 +1,6 @@
-"""The menus, driven in a real pseudo-terminal: keys in, rendered screen out (tests/terminal.py).
+"""The menus, driven in a real pseudo-terminal: keys in, rendered screen out (devkit/terminal.py).
 
-The program is the real `nonseq` (tests/nonseq_child.py only hands the fetcher the local web's
+The program is the real `nonseq` (devkit/child.py only hands the fetcher the local web's
 stub resolver): real SearXNG over the local web, embedded Qdrant, the bundled models, SQLite.
 """
 
@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from tests.llm_servers import BRIEF
-from tests.terminal import Terminal
+from devkit.llm_servers import BRIEF
+from devkit.terminal import Terminal
 from tests.web import LocalWeb
 
 pytestmark = [pytest.mark.slow]

@@ -23,9 +23,13 @@ def _chunk(**kw) -> Chunk:
 
 
 def test_payload_has_exactly_the_documented_keys() -> None:
+    """The payload holds the documented keys in order (a renamed or lost key fails here), each with its value."""
     payload = _chunk().to_payload()
-    assert tuple(payload) == PAYLOAD_KEYS
-    assert payload["source_kind"] == "research"
+    assert payload == {"topic_slug": "t", "category": "ai", "url": "https://a.example/x", "domain": "a.example",
+                       "title": "A", "published": "2024-01-02", "content_hash": "h", "trust_boost": 0.8,
+                       "source_kind": "research", "position": 3, "text": "Some text."}
+    assert tuple(payload) == PAYLOAD_KEYS == ("topic_slug", "category", "url", "domain", "title", "published",
+                                              "content_hash", "trust_boost", "source_kind", "position", "text")
 
 
 def test_payload_round_trip_keeps_extra_keys() -> None:

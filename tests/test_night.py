@@ -6,18 +6,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
-import random
 import signal
-import subprocess
 import sys
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
+from devkit.checks import check_consistent, kill_points
+from devkit.child import run_child
 from nonseq import lock, queue
 from nonseq.config import load_settings
 from nonseq.errors import BackendError, UsageError
@@ -65,8 +63,8 @@ def test_until_is_local_time_and_earlier_means_tomorrow() -> None:
 
 
 def test_transient_failures_are_retried_up_to_the_limit(ws: Workspace) -> None:
-    topic = queue.add_topic(ws.db, "Flaky topic", "science", ws.categories)
-    hard = queue.add_topic(ws.db, "Broken topic", "science", ws.categories)
+    topic = queue.insert_topic(ws.db, "Flaky topic", "science", ws.categories)
+    hard = queue.insert_topic(ws.db, "Broken topic", "science", ws.categories)
     queue.fail(ws.db, hard.id, UsageError("bad input"))
     for attempt in range(3):
         queue.fail(ws.db, topic.id, BackendError("LLM server down"))
@@ -179,7 +177,7 @@ def test_an_alarm_inside_the_fetch_loop_still_reaches_the_caller() -> None:
 
 def test_topic_time_limit_fails_it_for_a_retry_next_night(night_env: Path) -> None:
     with Workspace(load_settings()) as ws:
-        topic = queue.add_topic(ws.db, STADIA, "software", ws.categories)
+        topic = queue.insert_topic(ws.db, STADIA, "software", ws.categories)
         with ws.lock("night"):
             summary = run_night(ws, NightOptions(max_topics=5, topic_timeout=0.3, retries=2))
         assert summary.exit_code == 4 and summary.entries[0].error.startswith("time limit"), \
@@ -201,7 +199,7 @@ def test_a_lost_alarm_still_ends_the_topic_at_the_next_step(night_env: Path,
 
     monkeypatch.setattr(night, "time_limit", lambda _seconds: contextlib.nullcontext())  # the alarm lost
     with Workspace(load_settings()) as ws:
-        topic = queue.add_topic(ws.db, STADIA, "software", ws.categories)
+        topic = queue.insert_topic(ws.db, STADIA, "software", ws.categories)
         with ws.lock("night"):
             summary = run_night(ws, NightOptions(max_topics=5, topic_timeout=0.3, retries=2))
         entry = summary.entries[0]
@@ -210,39 +208,6 @@ def test_a_lost_alarm_still_ends_the_topic_at_the_next_step(night_env: Path,
         assert queue.get_topic(ws.db, topic.id).stage is Stage.FAILED
 
 # --- the crash test -----------------------------------------------------------------------------
-
-
-def _child(args: list[str], kill_at: str = "") -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    if kill_at:
-        env["NONSEQ_TEST_KILL_AT"] = kill_at
-    return subprocess.run([sys.executable, "-m", "tests.nonseq_child", *args], env=env,
-                          capture_output=True, text=True, timeout=900, check=False)
-
-
-def kill_points(seed: int, count: int) -> list[str]:
-    """Kill points across research, indexing, generation and writing, chosen by a seeded RNG."""
-    rng = random.Random(seed)
-    ranges = {"fetch": (1, 6), "index": (1, 3), "token": (1, 80), "article": (1, 1)}
-    names = rng.sample(sorted(ranges), count) if count < len(ranges) else list(ranges)
-    order = ["fetch", "index", "token", "article"]
-    return [f"{n}:{rng.randint(*ranges[n])}" for n in sorted(names, key=order.index)]
-
-
-def check_consistent(ws: Workspace) -> None:
-    """No duplicate points, no half-written article."""
-    for name in ws.store.collections():
-        points = ws.store.scroll_all(name)
-        keys = [(p.chunk.topic_slug, p.chunk.url, p.chunk.text) for p in points]
-        assert len(keys) == len(set(keys)), f"duplicate points in {name}"
-    for path in ws.articles_dir.glob("*.md"):
-        if path.name.endswith(".prompt.md"):
-            continue
-        text = path.read_text(encoding="utf-8")
-        assert text.startswith("---\n"), path
-        meta = yaml.safe_load(text.split("---\n", 2)[1])
-        complete = "## Sources" in text or meta.get("status") == "draft"
-        assert meta.get("slug") and complete, f"half-written article {path}"
 
 
 def _keep_a_fact(settings: Any) -> list[tuple[int, str]]:
@@ -267,8 +232,8 @@ def _kept_facts(ws: Workspace) -> list[tuple[int, str]]:
 
 def run_kill_sequence(points: list[str]) -> list[int]:
     """Kill a night run at each point in turn (same workspace), then let one finish; return codes."""
-    codes = [_child(["night"], kill_at=point).returncode for point in points]
-    final = _child(["night"])
+    codes = [run_child(["night"], kill_at=point).returncode for point in points]
+    final = run_child(["night"])
     assert final.returncode == 0, final.stderr
     return [*codes, final.returncode]
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from nonseq.errors import NotFoundError, UsageError
-from nonseq.index.store import TRIGGER
+from nonseq.index.vector_store import TRIGGER
 from nonseq.models import SourceKind
 from nonseq.writing.personas import (
     BUNDLED_DIR,

@@ -37,7 +37,7 @@ def _force_stage(conn, topic_id: int, stage: Stage) -> None:
 
 @pytest.mark.parametrize(("src", "dst"), list(itertools.product(Stage, Stage)))
 def test_every_stage_move_is_allowed_or_refused(conn, src: Stage, dst: Stage) -> None:
-    topic = queue.add_topic(conn, "Topic", "ai", DEFAULT_CATEGORIES)
+    topic = queue.insert_topic(conn, "Topic", "ai", DEFAULT_CATEGORIES)
     _force_stage(conn, topic.id, src)
     if (src, dst) in ALLOWED:
         moved = queue.move(conn, topic.id, dst, reason="test")
@@ -50,7 +50,7 @@ def test_every_stage_move_is_allowed_or_refused(conn, src: Stage, dst: Stage) ->
 
 
 def test_failed_records_the_error_and_retry_clears_it(conn) -> None:
-    topic = queue.add_topic(conn, "Topic", "ai", DEFAULT_CATEGORIES)
+    topic = queue.insert_topic(conn, "Topic", "ai", DEFAULT_CATEGORIES)
     queue.move(conn, topic.id, Stage.RESEARCHING)
     failed = queue.move(conn, topic.id, Stage.FAILED, reason="boom: network down")
     assert failed.error == "boom: network down"
@@ -58,30 +58,30 @@ def test_failed_records_the_error_and_retry_clears_it(conn) -> None:
 
 
 def test_add_validates_and_slugs(conn) -> None:
-    topic = queue.add_topic(conn, "  Ünïcode Title: v2!  ", "science", DEFAULT_CATEGORIES,
+    topic = queue.insert_topic(conn, "  Ünïcode Title: v2!  ", "science", DEFAULT_CATEGORIES,
                             sub_queries=["a", " ", "b"], priority=3)
     assert topic.slug == "unicode-title-v2"
     assert topic.sub_queries == ["a", "b"]
     with pytest.raises(UsageError, match="empty"):
-        queue.add_topic(conn, "   ", "ai", DEFAULT_CATEGORIES)
+        queue.insert_topic(conn, "   ", "ai", DEFAULT_CATEGORIES)
     with pytest.raises(UsageError, match="unknown category"):
-        queue.add_topic(conn, "x", "astrology", DEFAULT_CATEGORIES)
+        queue.insert_topic(conn, "x", "astrology", DEFAULT_CATEGORIES)
     with pytest.raises(UsageError, match="already exists"):
-        queue.add_topic(conn, "Unicode title v2", "ai", DEFAULT_CATEGORIES)
+        queue.insert_topic(conn, "Unicode title v2", "ai", DEFAULT_CATEGORIES)
     with pytest.raises(UsageError, match="slug"):
-        queue.add_topic(conn, "!!!", "ai", DEFAULT_CATEGORIES)
+        queue.insert_topic(conn, "!!!", "ai", DEFAULT_CATEGORIES)
 
 
 def test_list_orders_by_priority_and_filters(conn) -> None:
-    low = queue.add_topic(conn, "Low", "ai", DEFAULT_CATEGORIES)
-    high = queue.add_topic(conn, "High", "ai", DEFAULT_CATEGORIES, priority=5)
+    low = queue.insert_topic(conn, "Low", "ai", DEFAULT_CATEGORIES)
+    high = queue.insert_topic(conn, "High", "ai", DEFAULT_CATEGORIES, priority=5)
     queue.move(conn, low.id, Stage.RESEARCHING)
     assert [t.slug for t in queue.list_topics(conn)] == ["high", "low"]
     assert [t.id for t in queue.list_topics(conn, [Stage.QUEUED])] == [high.id]
 
 
 def test_get_edit_remove(conn) -> None:
-    topic = queue.add_topic(conn, "Edit me", "ai", DEFAULT_CATEGORIES)
+    topic = queue.insert_topic(conn, "Edit me", "ai", DEFAULT_CATEGORIES)
     assert queue.get_topic(conn, "edit-me").id == topic.id
     edited = queue.edit_topic(conn, topic.id, DEFAULT_CATEGORIES, focus="new", priority=2)
     assert (edited.focus, edited.priority) == ("new", 2)
@@ -94,7 +94,7 @@ def test_get_edit_remove(conn) -> None:
 
 def test_state_survives_reopen(tmp_path) -> None:
     conn = connect(tmp_path / "s.db")
-    topic = queue.add_topic(conn, "Persist", "ai", DEFAULT_CATEGORIES)
+    topic = queue.insert_topic(conn, "Persist", "ai", DEFAULT_CATEGORIES)
     queue.move(conn, topic.id, Stage.RESEARCHING)
     conn.close()
     again = connect(tmp_path / "s.db")
@@ -106,7 +106,7 @@ def test_state_survives_reopen(tmp_path) -> None:
 def test_interrupted_transaction_leaves_nothing_half_written(conn) -> None:
     from nonseq.db import transaction
 
-    topic = queue.add_topic(conn, "Atomic", "ai", DEFAULT_CATEGORIES)
+    topic = queue.insert_topic(conn, "Atomic", "ai", DEFAULT_CATEGORIES)
     with pytest.raises(KeyboardInterrupt), transaction(conn):
         conn.execute("UPDATE topics SET stage='writing' WHERE id=?", (topic.id,))
         raise KeyboardInterrupt

@@ -175,7 +175,7 @@ def test_doctor_reports_the_reranker(ws, tiny_cross_encoder: Path) -> None:  # n
 
 def test_pipeline_with_the_tiny_cross_encoder(ws, tiny_cross_encoder: Path) -> None:  # noqa: ANN001
     """A loaded cross-encoder: the run is not offline and its scores are used as they are."""
-    from nonseq.index.store import research_collection
+    from nonseq.index.vector_store import research_collection
     from nonseq.models import Chunk, Topic
     from nonseq.retrieval.pipeline import retrieve
 
@@ -206,7 +206,7 @@ def test_pipeline_with_the_tiny_cross_encoder(ws, tiny_cross_encoder: Path) -> N
 
 def test_backend_none_keeps_the_prerank_order(ws) -> None:  # noqa: ANN001
     """[rerank] backend = none: no rerank scores, the BM25 order stands, marked offline."""
-    from nonseq.index.store import research_collection
+    from nonseq.index.vector_store import research_collection
     from nonseq.models import Chunk, Topic
     from nonseq.retrieval.pipeline import retrieve
 

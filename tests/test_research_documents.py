@@ -2,7 +2,7 @@
 
 Real parts only: the fixture documents (tests/fixtures/documents, licences in LICENSES.md), the
 document reader's child process, embedded Qdrant, the bundled embedder and the real small LLM. The
-only generated documents are the crafted bombs of tests/pdf_bombs.py.
+only generated documents are the crafted bombs of devkit/pdf_bombs.py.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 import yaml
 
+from devkit import pdf_bombs
+from devkit.llm_servers import BRIEF
 from nonseq.events import Event, Step
-from tests import pdf_bombs
-from tests.llm_servers import BRIEF
 from tests.web import DOCS_DIR, LocalWeb, write_config
 
 pytestmark = [pytest.mark.slow]

@@ -10,7 +10,7 @@ import pytest
 
 from nonseq import queue
 from nonseq.events import Event, Kind, Step
-from nonseq.index.store import StoredPoint, research_collection
+from nonseq.index.vector_store import StoredPoint, research_collection
 from nonseq.models import PAYLOAD_KEYS, Stage, provenance_header
 from nonseq.pipeline import research
 from tests.web import LocalWeb, write_config  # noqa: F401 - fixtures web_env/open_ws live there

@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
-BENCH = Path(__file__).resolve().parent.parent / "bench"
-sys.path.insert(0, str(BENCH))
-
-import _metrics  # noqa: E402
+from bench import _metrics
 
 
 def test_ndcg_and_recall_known_values() -> None:
@@ -41,7 +37,7 @@ def write_beir(folder: Path) -> None:
 def test_bench_runs_every_method_and_prints_json(tmp_path: Path,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     """--json prints the methods with nDCG@10, Recall@100, ms per query, and names the default."""
-    import retrieval
+    from bench import retrieval
 
     data = tmp_path / "beir"
     write_beir(data)

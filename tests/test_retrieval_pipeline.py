@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from nonseq.index.store import EVERGREEN, knowledge_collection, persona_collection, research_collection
+from nonseq.index.vector_store import EVERGREEN, knowledge_collection, persona_collection, research_collection
 from nonseq.models import Chunk, SourceKind, Topic
 from nonseq.retrieval.pipeline import research_pool, retrieve
 from nonseq.retrieval.sources import research_candidates

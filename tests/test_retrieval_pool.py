@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from nonseq.index.store import EVERGREEN, knowledge_collection, research_collection
+from nonseq.index.vector_store import EVERGREEN, knowledge_collection, research_collection
 from nonseq.models import Chunk, SourceKind, Topic
 from nonseq.retrieval.pipeline import PackCache, invalidate, pack_cache, retrieve
 from nonseq.workspace import Workspace

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from devkit.checks import one_error_line
 from nonseq import queue
 from nonseq.config import load_settings
 from nonseq.db import connect
@@ -19,13 +20,6 @@ from nonseq.errors import NotFoundError, StageError
 from nonseq.models import Stage
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
-
-
-def _one_error_line(result: Any, needle: str) -> str:
-    """stderr is exactly one line, an error naming needle."""
-    assert result.stderr.count("\n") == 1 and result.stderr.startswith("error: "), result.stderr
-    assert needle in result.stderr, result.stderr
-    return result.stderr
 
 
 # -- --config and --debug after the subcommand ---------------------------------------------------
@@ -41,7 +35,7 @@ def test_config_and_debug_work_after_the_subcommand(cli: Any, isolated: Path) ->
     # before the subcommand still works; -c is --category only
     assert "tomatoes" in cli("--config", "elsewhere/c.toml", "queue", "list").stdout
     assert cli("-c", "elsewhere/c.toml", "queue", "list", code=2).exit_code == 2
-    _one_error_line(cli("queue", "show", "9", code=1), "no topic '9'")
+    one_error_line(cli("queue", "show", "9", code=1), "no topic '9'")
     with pytest.raises(NotFoundError):
         cli("queue", "show", "9", "--debug", code=None)
 
@@ -63,15 +57,15 @@ def test_bad_environment_variable_is_named_not_the_config_file(
         cli: Any, isolated: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (isolated / "config.toml").write_text("[gate]\nmin_chunks = 4\n", encoding="utf-8")
     monkeypatch.setenv("NONSEQ_FETCH__TIMEOUT", "-1")
-    line = _one_error_line(cli("queue", "list", code=2), "NONSEQ_FETCH__TIMEOUT: fetch.timeout")
+    line = one_error_line(cli("queue", "list", code=2), "NONSEQ_FETCH__TIMEOUT: fetch.timeout")
     assert "config.toml" not in line
     monkeypatch.delenv("NONSEQ_FETCH__TIMEOUT")
     monkeypatch.setenv("NONSEQ_FETCH__TIMEOUTT", "3")
-    line = _one_error_line(cli("queue", "list", code=2), "NONSEQ_FETCH__TIMEOUTT")
+    line = one_error_line(cli("queue", "list", code=2), "NONSEQ_FETCH__TIMEOUTT")
     assert "unknown key" in line and "config.toml" not in line
     monkeypatch.delenv("NONSEQ_FETCH__TIMEOUTT")
     (isolated / "config.toml").write_text("[gate]\nmin_chunks = -4\n", encoding="utf-8")
-    _one_error_line(cli("queue", "list", code=2), "config.toml: gate.min_chunks")
+    one_error_line(cli("queue", "list", code=2), "config.toml: gate.min_chunks")
 
 
 def test_config_show_marks_values_from_the_environment(
@@ -141,9 +135,9 @@ def test_lists_stay_usable_at_80_columns(cli: Any, isolated: Path) -> None:
 # -- one line means one line ---------------------------------------------------------------------
 def test_input_errors_are_one_line_without_a_blank_line_first(cli: Any) -> None:
     cli("queue", "add", "Tomatoes", "-c", "science")
-    _one_error_line(cli("research", "1", "--file", "missing.md", code=2), "no such file")
-    _one_error_line(cli("research", "1", "--url", "ftp://x", code=2), "not an http(s) URL")
-    _one_error_line(cli("research", "7", code=1), "no topic '7'")
+    one_error_line(cli("research", "1", "--file", "missing.md", code=2), "no such file")
+    one_error_line(cli("research", "1", "--url", "ftp://x", code=2), "not an http(s) URL")
+    one_error_line(cli("research", "7", code=1), "no topic '7'")
 
 
 # -- queue help, edit and retry ------------------------------------------------------------------
@@ -151,13 +145,13 @@ def test_queue_help_names_retry_and_edit_needs_a_change(cli: Any) -> None:
     assert "retry" in cli("queue", "--help").stdout
     cli("queue", "add", "Tomatoes", "-c", "science")
     result = cli("queue", "edit", "1", code=2)
-    _one_error_line(result, "nothing to change")
+    one_error_line(result, "nothing to change")
     assert "updated" not in result.stdout
     assert "updated #1" in cli("queue", "edit", "1", "-p", "3").stdout
 
 
 def test_retry_reopens_failed_and_insufficient_topics(cli: Any, ws: Any) -> None:
-    topic = queue.add_topic(ws.db, "Tomatoes", "science", ws.categories)
+    topic = queue.insert_topic(ws.db, "Tomatoes", "science", ws.categories)
     with pytest.raises(StageError, match="only failed or insufficient_research"):
         queue.retry(ws.db, topic.id)
     queue.move(ws.db, topic.id, Stage.FAILED, reason="boom")
@@ -191,8 +185,7 @@ def test_a_model_that_cannot_load_is_one_line_without_library_logs(cli: Any, iso
     done = subprocess.run([sys.executable, "-m", "nonseq", "research", "1", "--file", "notes.md"],
                           cwd=isolated, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode != 0
-    assert done.stderr.count("\n") == 1 and done.stderr.startswith("error: "), done.stderr
-    assert "ERROR" not in done.stderr and "bge-small-en-v1.5" in done.stderr
+    assert "ERROR" not in one_error_line(done, "bge-small-en-v1.5")
 
 
 def test_reranker_offline_warning_once_per_workspace_until_the_setting_changes(
@@ -226,4 +219,4 @@ def test_one_malformed_persona_file_does_not_break_persona_list(cli: Any, isolat
     assert result.stderr.count("\n") == 1 and "broken.toml" in result.stderr
     assert result.stderr.startswith("warning: skipped")
     assert "mine" in cli("persona", "list").stdout
-    _one_error_line(cli("persona", "show", "broken", code=2), "broken.toml")
+    one_error_line(cli("persona", "show", "broken", code=2), "broken.toml")

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 import yaml
 
+from devkit.checks import one_error_line
 from nonseq.config import load_settings
 from nonseq.errors import BackendError
 from nonseq.research import searxng_local
@@ -36,13 +37,6 @@ def local(search_api: SearchApi, monkeypatch: pytest.MonkeyPatch) -> LocalSearxn
     instance.write_settings(engines=[json_engine(
         "localweb", f"{search_api.url}/api/search?q={{query}}&page={{pageno}}")], keep_only=[])
     return instance
-
-
-def one_line_error(result: Any, needle: str) -> None:
-    """The error is one line on stderr and says what is wrong."""
-    lines = [ln for ln in result.stderr.splitlines() if ln.strip()]
-    assert len(lines) == 1 and lines[0].startswith("error:"), result.stderr
-    assert needle in lines[0], lines[0]
 
 
 def test_help_names_the_usual_traps(cli: Any) -> None:
@@ -83,7 +77,7 @@ def test_port_taken(cli: Any, local: LocalSearxng) -> None:
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", local.port))
         busy.listen()
-        one_line_error(cli("searxng", "start", code=1), f"port {local.port} on 127.0.0.1 is taken")
+        one_error_line(cli("searxng", "start", code=1), f"port {local.port} on 127.0.0.1 is taken")
     assert local.pid() is None
 
 
@@ -93,7 +87,7 @@ def test_extra_missing(cli: Any, local: LocalSearxng, monkeypatch: pytest.Monkey
     with pytest.raises(BackendError, match=re.escape("pip install 'nonseq[searxng]'")):
         local.start()
     # (the CLI prints messages as rich markup, which currently swallows "[searxng]")
-    one_line_error(cli("searxng", "start", code=1), "SearXNG is not installed: pip install 'nonseq")
+    one_error_line(cli("searxng", "start", code=1), "SearXNG is not installed: pip install 'nonseq")
 
 
 def test_startup_failure_is_reported(cli: Any, local: LocalSearxng) -> None:
@@ -102,7 +96,7 @@ def test_startup_failure_is_reported(cli: Any, local: LocalSearxng) -> None:
     data["server"]["secret_key"] = "ultrasecretkey"
     local.settings_path.write_text(yaml.safe_dump(data))
     result = cli("searxng", "start", code=1)
-    one_line_error(result, "SearXNG exited at start-up")
+    one_error_line(result, "SearXNG exited at start-up")
     assert str(local.log_path) in result.stderr and local.pid() is None
 
 

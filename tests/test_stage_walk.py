@@ -1,10 +1,11 @@
 """No dead ends: a topic walks gated → more research → gated, and insufficient → reopened → written.
 
 Real parts: saved news pages (their canonical URL gives each its own domain) read with
-`research --file`, embedded Qdrant, the bundled embedder, and the OpenAI-compatible backend over
-HTTP on 127.0.0.1. That server restates each planned source sentence as it is: what is under test
+`research --file`, embedded Qdrant and the bundled embedder. The model restates each planned source
+sentence as it is, scripted in process through the Python API's injected llm: what is under test
 here is the stage machine, and the bundled SmolLM2 costs minutes an article (the writing itself is
-covered by test_write_e2e and test_writer).
+covered by test_write_e2e and test_writer). Ctrl-C during a model call needs a model in another
+process: that test keeps the OpenAI-compatible backend over HTTP on 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ import contextlib
 import gzip
 import json
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -24,7 +24,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from scripted_llm import restating, source_of
 
+import nonseq
 from nonseq.config import Settings
 
 pytestmark = [pytest.mark.slow]
@@ -33,12 +35,6 @@ HTML = Path(__file__).parent / "fixtures" / "web" / "html"
 #: Saved pages by topic: (file id prefix, canonical domain).
 STADIA = {"digg": "680c2848", "hollywood": "8267acac"}
 PLAGUE = {"sun": "8b194530", "smithsonian": "ea25dd7e", "express": "ba4dfe2d"}
-
-
-def restated(messages: list[dict[str, Any]]) -> str:
-    """The planned source sentence of the writer's last message, unchanged (a faithful restatement)."""
-    last = str(messages[-1].get("content", "")) if messages else ""
-    return re.split(r"\n\n|: ", last, maxsplit=1)[-1].strip()
 
 
 class _Writer(BaseHTTPRequestHandler):
@@ -64,18 +60,7 @@ class _Writer(BaseHTTPRequestHandler):
             self._send(404, {"error": "not found"})
             return
         self._send(200, {"choices": [{"message": {"role": "assistant",
-                                                  "content": restated(body.get("messages", []))}}]})
-
-
-@pytest.fixture
-def writer_url() -> Iterator[str]:
-    """The OpenAI-compatible server on 127.0.0.1."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Writer)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    server.shutdown()
-    server.server_close()
+                                                  "content": source_of(body.get("messages", []))}}]})
 
 
 def _page(folder: Path, prefix: str) -> str:
@@ -117,14 +102,15 @@ def held_writer() -> Iterator[Any]:
 
 
 @pytest.fixture
-def env(isolated: Path, writer_url: str) -> Path:
-    """A workspace without Uber passes (no search here), writing through the local server."""
-    return write_env(isolated, writer_url)
+def env(isolated: Path) -> Path:
+    """A workspace without Uber passes (no search here); its model is injected where it writes."""
+    return write_env(isolated)
 
 
-def write_env(isolated: Path, writer_url: str) -> Path:
-    """The config of `env` for an OpenAI-compatible server at writer_url, and a pages folder."""
-    text = (f'[gate]\nuber_passes = 0\n\n[llm]\nbackend = "openai"\nurl = "{writer_url}"\n'
+def write_env(isolated: Path, writer_url: str = "") -> Path:
+    """The config of `env` (with an OpenAI-compatible server at writer_url when given), and a pages folder."""
+    server = f'\n[llm]\nbackend = "openai"\nurl = "{writer_url}"\n' if writer_url else ""
+    text = (f'[gate]\nuber_passes = 0\n{server}'
             "\n[retrieval]\nfinal_top = 4\nevergreen_top = 0\npersona_top = 2\n")
     writing = {"max_units": "4", "min_sentences": "0", "min_supported_share": "0.0", "echo_words": "50"}
     if "writing" in Settings.model_fields:  # only what the writer here knows: no drafts
@@ -173,8 +159,10 @@ def test_insufficient_topic_is_reopened_and_written_then_written_again(cli: Any,
     assert any("not loaded" in note and "persona load" in note for note in pack["notes"])
 
     cli("research", "1", "--file", pages["smithsonian"], "--file", pages["express"], "--json")
-    written = json.loads(cli("write", "1", "--no-input", "--json").stdout)
-    assert written["outcome"] == "written" and written["stage"] == "written"
+    model = restating()
+    with nonseq.open_workspace(".", llm=model) as ws:
+        written = ws.write(1).to_dict()
+    assert written["outcome"] == "written" and written["stage"] == "written" and model.calls > 0
     first = Path(written["article"]["path"])
     assert first.name == "bubonic-plague-cases-in-china.md"
     assert written["prompt"]["units"] > 0 and written["prompt"]["generated"] > 0  # the plan's units
@@ -182,7 +170,8 @@ def test_insufficient_topic_is_reopened_and_written_then_written_again(cli: Any,
     refused = cli("write", "1", code=1)
     assert "--force" in refused.stderr and refused.stderr.count("\n") == 1
     before = first.read_bytes()
-    again = json.loads(cli("write", "1", "--force", "--no-input", "--json").stdout)
+    with nonseq.open_workspace(".", llm=model) as ws:
+        again = ws.write(1, force=True).to_dict()
     assert Path(again["article"]["path"]).name == "bubonic-plague-cases-in-china-2.md"
     assert first.read_bytes() == before  # the first version is kept
     assert _stages(cli, "1") == [

@@ -1,6 +1,6 @@
 """The vector store on both engines (qdrant-edge on disk, a Qdrant server by URL), with the bundled models.
 
-The server tests run against tests/qdrant_fake.py (Qdrant's REST wire format on 127.0.0.1), or a
+The server tests run against devkit/qdrant_fake.py (Qdrant's REST wire format on 127.0.0.1), or a
 real server when NONSEQ_TEST_QDRANT_URL is set.
 """
 
@@ -13,13 +13,13 @@ import pytest
 from nonseq import queue
 from nonseq.config import load_settings
 from nonseq.errors import ModelMismatchError, UsageError, WorkspaceBusyError
-from nonseq.index.store import (
+from nonseq.index.store_engines import open_store
+from nonseq.index.vector_store import (
     knowledge_collection,
     persona_collection,
     research_collection,
     safe_name,
 )
-from nonseq.index.stores import open_store
 from nonseq.models import Chunk
 from nonseq.workspace import Workspace
 
@@ -137,7 +137,7 @@ def test_second_process_on_the_same_folder_gets_a_clear_error(ws: Workspace) -> 
 
 
 def test_second_process_via_cli_gets_one_line(ws: Workspace, cli) -> None:
-    queue.add_topic(ws.db, "Busy", "ai", ws.categories)
+    queue.insert_topic(ws.db, "Busy", "ai", ws.categories)
     ws.store.collections()
     result = cli("queue", "remove", "busy", code=75)
     assert "in use by another nonseq process" in result.stderr
@@ -146,7 +146,7 @@ def test_second_process_via_cli_gets_one_line(ws: Workspace, cli) -> None:
 
 
 def test_remove_deletes_research_but_keeps_knowledge(sws: Workspace, cli) -> None:
-    topic = queue.add_topic(sws.db, "Keep knowledge", "science", sws.categories)
+    topic = queue.insert_topic(sws.db, "Keep knowledge", "science", sws.categories)
     sws.indexer.index(research_collection("science"), _chunks(topic.slug))
     sws.indexer.index(knowledge_collection("science"), _chunks(topic.slug))
     sws.close()

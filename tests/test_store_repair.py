@@ -13,9 +13,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from devkit.checks import one_error_line
+from devkit.child import run_child
 from nonseq import queue
 from nonseq.config import load_settings
-from nonseq.index.store import EVERGREEN, knowledge_collection, research_collection
+from nonseq.index.vector_store import EVERGREEN, knowledge_collection, research_collection
 from nonseq.workspace import Workspace
 from tests.shared_data import DATA
 from tests.web import free_port
@@ -33,20 +35,6 @@ def _abstracts(n: int, skip: int = 0) -> list[dict]:
 
 def _ws() -> Workspace:
     return Workspace(load_settings())
-
-
-def _child(isolated: Path, *args: str, kill_at: str = "") -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(REPO), "NONSEQ_TEST_KILL_AT": kill_at}
-    return subprocess.run([sys.executable, "-m", "tests.nonseq_child", *args], cwd=isolated, env=env,
-                          capture_output=True, text=True, timeout=600)
-
-
-def _one_line(result: object) -> str:
-    """The one error line of a failed command (warnings may come before it, never a traceback)."""
-    lines = result.stderr.strip().splitlines()  # type: ignore[attr-defined]
-    errors = [line for line in lines if not line.startswith("warning:")]
-    assert len(errors) == 1 and errors[0].startswith("error:"), result.stderr  # type: ignore[attr-defined]
-    return errors[0]
 
 
 def _data() -> Path:
@@ -105,7 +93,7 @@ def _same_points(store: object, wrote: dict[str, dict[str, tuple]]) -> None:
 
 def test_a_local_mode_workspace_migrates_keeping_every_point_and_payload(cli, isolated: Path) -> None:  # noqa: ANN001
     with _ws() as ws:
-        queue.add_topic(ws.db, "An old topic", "science", ws.categories, slug="t")
+        queue.insert_topic(ws.db, "An old topic", "science", ws.categories, slug="t")
         wrote = _local_mode_store(ws.qdrant_path)
     result = cli("collections", "--json")
     assert "moving the vector store" in result.stderr
@@ -124,10 +112,10 @@ def test_a_local_mode_workspace_migrates_keeping_every_point_and_payload(cli, is
 @pytest.mark.slow
 def test_an_interrupted_migration_starts_over_and_loses_nothing(cli, isolated: Path) -> None:  # noqa: ANN001
     with _ws() as ws:
-        queue.add_topic(ws.db, "An old topic", "science", ws.categories, slug="t")
+        queue.insert_topic(ws.db, "An old topic", "science", ws.categories, slug="t")
         wrote = _local_mode_store(ws.qdrant_path)
         root = ws.qdrant_path
-    assert _child(isolated, "collections", kill_at="rebuild:2").returncode == -9
+    assert run_child(["collections"], isolated, kill_at="rebuild:2", timeout=600).returncode == -9
     assert (root / "meta.json").is_file(), "the local-mode files stay until every collection is copied"
     cli("store", "migrate")
     with _ws() as ws:
@@ -139,10 +127,10 @@ def test_a_damaged_local_mode_store_is_one_line(cli, isolated: Path) -> None:  #
         _local_mode_store(ws.qdrant_path)
         root = ws.qdrant_path
     (root / "collection" / "knowledge_science" / "storage.sqlite").write_bytes(b"not a database" * 100)
-    line = _one_line(cli("collections", code=1))
+    line = one_error_line(cli("collections", code=1), warnings=True)
     assert "cannot be read" in line and "storage.sqlite" in line
     (root / "meta.json").write_text("{garbage")
-    assert "meta.json" in _one_line(cli("collections", code=1))
+    assert "meta.json" in one_error_line(cli("collections", code=1), warnings=True)
 
 
 # -- research text in SQLite, and the store rebuilt from it ----------------------------------
@@ -193,7 +181,7 @@ def test_store_rebuild_restores_points_from_sqlite(cli, isolated: Path) -> None:
         "Diffusion tensor imaging measures how water moves along white-matter fibres.")
     before = {name: _points(name) for name in (research_collection("science"), EVERGREEN)}
     shutil.rmtree(_data() / "qdrant")
-    line = _one_line(cli("knowledge", "search", "white matter", code=1))
+    line = one_error_line(cli("knowledge", "search", "white matter", code=1), warnings=True)
     assert "missing or empty" in line and "nonseq store rebuild" in line
     doctor = cli("doctor", code=1).stdout
     assert "FAIL qdrant" in doctor and "store rebuild" in doctor
@@ -236,10 +224,10 @@ def test_a_new_database_beside_old_vectors_is_refused(cli, isolated: Path, how: 
     for extra in ("-wal", "-shm"):
         Path(f"{db}{extra}").unlink(missing_ok=True)
     db.unlink() if how == "deleted" else db.write_bytes(b"")
-    line = _one_line(cli("knowledge", "search", "heat", code=1))
+    line = one_error_line(cli("knowledge", "search", "heat", code=1), warnings=True)
     assert "new or empty" in line and "restore" in line
     cli("queue", "add", "Heat pumps", "--category", "science")  # the old slug again: never the old chunks
-    line = _one_line(cli("inspect", "heat-pumps", code=1))
+    line = one_error_line(cli("inspect", "heat-pumps", code=1), warnings=True)
     assert "belong to different workspaces" in line
 
 
@@ -248,7 +236,7 @@ def test_another_workspaces_store_is_refused(cli, isolated: Path, monkeypatch: p
     monkeypatch.setenv("NONSEQ_PATHS__DATA_DIR", str(isolated / "other"))
     monkeypatch.setenv("NONSEQ_QDRANT__PATH", str(isolated / ".nonseq" / "qdrant"))
     cli("queue", "add", "Something else", "--category", "science")
-    assert "belong to different workspaces" in _one_line(cli("collections", code=1))
+    assert "belong to different workspaces" in one_error_line(cli("collections", code=1), warnings=True)
 
 
 # -- damaged files ---------------------------------------------------------------------------
@@ -265,7 +253,7 @@ def test_a_damaged_collection_is_one_line_and_rebuilt(cli, isolated: Path, part:
     name, garbage = DAMAGE[part]
     folder = _data() / "qdrant" / "edge" / knowledge_collection("science")
     (folder / name).write_bytes(garbage)
-    line = _one_line(cli("knowledge", "search", "heat pump", code=1))
+    line = one_error_line(cli("knowledge", "search", "heat pump", code=1), warnings=True)
     assert "knowledge_science" in line and "damaged" in line and "nonseq store rebuild" in line
     report = json.loads(cli("store", "rebuild", "--json").stdout)
     assert report["damaged"] == [knowledge_collection("science")] and report["knowledge"] == 1
@@ -275,7 +263,7 @@ def test_a_damaged_collection_is_one_line_and_rebuilt(cli, isolated: Path, part:
 def test_a_damaged_workspace_mark_is_one_line(cli, isolated: Path) -> None:  # noqa: ANN001
     _stamped(cli, isolated)
     (_data() / "qdrant" / "workspace.json").write_text("[1")
-    assert "workspace.json" in _one_line(cli("collections", code=1))
+    assert "workspace.json" in one_error_line(cli("collections", code=1), warnings=True)
 
 
 # -- copy-then-swap: reembed and category moves ------------------------------------------------
@@ -285,7 +273,7 @@ def test_reembed_with_a_broken_embedder_keeps_everything(cli, isolated: Path) ->
     before = _points(name)
     (isolated / "config.toml").write_text(
         f'[embedding]\nbackend = "ollama"\nollama_url = "http://127.0.0.1:{free_port()}"\nmodel = "x"\n')
-    line = _one_line(cli("reembed", name, code=1))
+    line = one_error_line(cli("reembed", name, code=1), warnings=True)
     assert "ollama" in line.lower()
     (isolated / "config.toml").unlink()
     assert _points(name) == before
@@ -306,7 +294,7 @@ def test_reembed_killed_halfway_keeps_the_old_collection_and_a_rerun_finishes(cl
     env = {**os.environ, "PYTHONPATH": str(REPO), **env_batch}
     killed = subprocess.run([sys.executable, "-c", "import nonseq.pipeline.vectors as v; v.REEMBED_BATCH = 5; "
                              "import sys; sys.argv = ['x', 'reembed', 'research_science']; "
-                             "from tests.nonseq_child import main; main()"],
+                             "from devkit.child import main; main()"],
                             cwd=isolated, env=env, capture_output=True, text=True, timeout=600)
     assert killed.returncode == -9, killed.stderr
     with _ws() as ws:
@@ -323,7 +311,7 @@ def test_reembed_killed_halfway_keeps_the_old_collection_and_a_rerun_finishes(cl
 def test_a_category_move_killed_halfway_keeps_the_research_readable(cli, isolated: Path) -> None:  # noqa: ANN001
     tid = _research(cli, isolated, n=1)
     before = _research_points()
-    killed = _child(isolated, "queue", "edit", str(tid), "--category", "health", kill_at="write:1")
+    killed = run_child(["queue", "edit", str(tid), "--category", "health"], isolated, kill_at="write:1", timeout=600)
     assert killed.returncode == -9
     with _ws() as ws:
         topic = queue.get_topic(ws.db, tid)

@@ -145,18 +145,18 @@ def test_bench_prints_the_figures() -> None:
         assert isinstance(got[key], float) and 0 <= got[key] <= 1
     assert got["claims"] == 15 and got["published"]["auroc_supported_vs_rest"]["gpt-4"] == 0.802
     assert {"cut", "precision", "recall", "seconds_per_claim"} <= set(got)
-    at_writer = got["sets"]["dev"]["sentence"]["at_writer_min_support"]
-    assert at_writer["cut"] == WritingSettings().min_support and at_writer["called_supported"] >= 0
+    sentence = got["sets"]["dev"]["sentence"]
+    at_writer, at_half = sentence["at_writer_min_support"], sentence["at_0.5"]
+    assert at_writer["cut"] == WritingSettings().min_support > at_half["cut"] == 0.5
+    # counts of the scored pairs: a higher cut calls no more of them supported, and finds no more positives
+    assert at_writer["called_supported"] <= at_half["called_supported"] <= sentence["pairs"] > 0
+    for at in (at_writer, at_half):
+        assert round(at["recall"] * sentence["positives"]) <= at["called_supported"]
 
 
 def test_bench_reads_both_scifact_formats(tmp_path: Path) -> None:
     """bench/support.py reads claims_train.jsonl rows and SciFact's own claims format (+ corpus) alike."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("bench_support", REPO / "bench" / "support.py")
-    assert spec and spec.loader
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    from bench import support as bench
     sentences = ["Aspirin lowers fever.", "It was tested in 40 adults.", "Side effects were rare."]
     (tmp_path / "corpus.jsonl").write_text(json.dumps({"doc_id": 7, "title": "t", "abstract": sentences}) + "\n")
     def ev(label: str) -> dict[str, list[dict[str, object]]]:

@@ -39,7 +39,7 @@ def test_paraphrase_is_supported(checker: SupportChecker) -> None:
 def test_looser_paraphrase_is_supported(checker: SupportChecker) -> None:
     """A true paraphrase in other words (drug/medication, elderly/older) clears the precision cut.
 
-    The single head missed it (recorded as a known miss until stop 34); the seed ensemble of three heads calls it
+    The single head missed it (a known miss before the seed ensemble); the seed ensemble of three heads calls it
     supported. Recall at the cut is still low (about 12% out of fold): most looser paraphrases are missed.
     """
     r = checker.check("The drug reduced blood pressure in elderly patients.", DRUG)
@@ -55,7 +55,7 @@ def test_looser_paraphrase_is_supported(checker: SupportChecker) -> None:
      ["The river flows north through the valley before it reaches the sea."]),  # unrelated
     ("The gene is upregulated in tumour cells.", ["The gene is downregulated in tumour cells."]),  # opposite
     ("Exercise was associated with better survival.",
-     ["Exercise was associated with poorer survival."]),  # opposite: the check before stop 45 called both supported
+     ["Exercise was associated with poorer survival."]),  # opposite: the check without the opposite rule called both
 ], ids=["number", "name", "negation", "negation-drug", "unrelated", "opposite-regulation", "opposite-survival"])
 def test_changed_facts_are_not_supported(checker: SupportChecker, claim: str, source: list[str]) -> None:
     """A changed number, a swapped name, a negation, a direction turned around and an unrelated source are not
@@ -66,8 +66,8 @@ def test_changed_facts_are_not_supported(checker: SupportChecker, claim: str, so
 
 def test_scifact_contradiction_by_an_opposite_is_caught_in_both_settings(checker: SupportChecker) -> None:
     """SciFact train, claim 221 vs its rationale sentence (abstract 19205437), labelled CONTRADICT: the claim says
-    UCP1-dependent where the source says UCP1-independent. Before stop 45 both settings called it supported (0.81
-    against the sentence cut 0.78, 0.83 against the claim cut 0.17); the opposite rule puts it under both cuts."""
+    UCP1-dependent where the source says UCP1-independent. Without the opposite rule both settings called it
+    supported (0.81 against the sentence cut 0.78, 0.83 against the claim cut 0.17); the rule puts it under both."""
     claim = "Ca2+ cycling is a UCP1-dependent thermogenic mechanism."
     source = ["Here we report a robust UCP1-independent thermogenic mechanism in beige fat that involves enhanced "
               "ATP-dependent Ca2+ cycling by sarco/endoplasmic reticulum Ca2+-ATPase 2b (SERCA2b) and ryanodine "
@@ -78,8 +78,8 @@ def test_scifact_contradiction_by_an_opposite_is_caught_in_both_settings(checker
 
 
 def test_scifact_contradiction_that_the_old_check_called_supported(checker: SupportChecker) -> None:
-    """A SciFact contradiction: the model before issue 22 (its features, rule and cut; the opposite rule came in
-    stop 45) calls it supported, the shipped check does not."""
+    """A SciFact contradiction: the model before issue 22 (its features, rule and cut; the opposite rule came
+    later) calls it supported, the shipped check does not."""
     old = SupportChecker(model=load_model("dense"), tokenize=checker.tokenize)
     feats = old.check(SF_CLAIM, SF_SOURCE).features
     before = float(old.model.score(np.array([[feats[f] for f in old.model.features]]))[0])

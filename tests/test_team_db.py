@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from devkit.pg_server import PASSWORD
 from nonseq import chunk_records, queue
 from nonseq.cli import app
 from nonseq.config import load_settings
@@ -18,7 +19,6 @@ from nonseq.knowledge import records
 from nonseq.knowledge.records import FactRecord
 from nonseq.models import Chunk, Outcome, Source, Stage
 from nonseq.workspace import Workspace
-from tests.pg_server import PASSWORD
 
 CATS = ["science", "health"]
 
@@ -30,7 +30,7 @@ def _source(title: str) -> Source:
 
 def _fill(conn: sqlite3.Connection) -> None:
     """A topic with history, sources, chunks and a fact: one row or more in most tables."""
-    topic = queue.add_topic(conn, "Deep sea vents", "science", CATS)
+    topic = queue.insert_topic(conn, "Deep sea vents", "science", CATS)
     queue.move(conn, topic.id, Stage.RESEARCHING, reason="research")
     queue.record_sources(conn, topic, [_source("A")])
     chunk = Chunk(text="Vents host microbes.", url="http://127.0.0.1/a", title="A", category="science",
@@ -52,7 +52,7 @@ def test_postgres_runs_the_same_migrations_and_queue_code(pg_url: str, tmp_path:
     assert topic.stage is Stage.RESEARCHING
     assert [h["to"] for h in queue.history(conn, topic.id)] == ["queued", "researching"]
     with pytest.raises(UsageError, match="already exists"):
-        queue.add_topic(conn, "Deep sea vents", "science", CATS)
+        queue.insert_topic(conn, "Deep sea vents", "science", CATS)
     # INSERT OR REPLACE is an upsert: recording the same source and chunk again adds no row
     queue.record_sources(conn, topic, [_source("A2")])
     chunk = Chunk(text="Vents host microbes.", url="http://127.0.0.1/a", title="A", category="science",
@@ -96,7 +96,7 @@ def test_db_migrate_copies_every_row_and_shows_counts(pg_url: str, isolated: Pat
     target = open_database(pg_url, isolated / "unused.db")
     assert target.execute("SELECT id FROM workspace").fetchone()[0] == workspace_id
     # ids go on after the copied ones
-    added = queue.add_topic(target, "Another", "science", settings.categories.names)
+    added = queue.insert_topic(target, "Another", "science", settings.categories.names)
     assert added.id == before["topics"] + 1
     target.close()
     again = CliRunner().invoke(app, ["db", "migrate", "--to", pg_url])
@@ -125,7 +125,7 @@ def test_team_mode_refuses_an_embedded_vector_store(pg_url: str, monkeypatch: py
 
 
 def test_a_database_that_is_down_is_one_line(isolated: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from tests.web import free_port
+    from devkit.web import free_port
 
     monkeypatch.setenv("NONSEQ_DATABASE__URL", f"postgresql://postgres@127.0.0.1:{free_port()}/nonseq")
     monkeypatch.setenv("NONSEQ_QDRANT__URL", "http://127.0.0.1:9")

@@ -32,7 +32,7 @@ def team(pg_url: str, qdrant_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
 def test_two_workers_never_claim_one_topic_and_a_dead_ones_lease_runs_out(pg_url: str, tmp_path: Path) -> None:
     a, b = open_database(pg_url, tmp_path / "x"), open_database(pg_url, tmp_path / "x")
     for title in ("One", "Two"):
-        queue.add_topic(a, title, "science", CATS)
+        queue.insert_topic(a, title, "science", CATS)
     with transaction(a):  # a holds the first row locked mid-claim: b skips it instead of waiting
         a.execute("SELECT id FROM topics WHERE id=1 FOR UPDATE")
         assert claims.claim_next(b, "b", 30, RUNNABLE) == 2
@@ -116,11 +116,11 @@ def test_lists_in_json_cover_every_worker(cli: Any, team: str, isolated: Path) -
 
 def test_a_database_that_goes_down_mid_run_leaves_the_topic_at_its_stage(cli: Any, web_env: Path, qdrant_url: str,
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    from devkit.llm_servers import ScriptedChat
+    from devkit.pg_server import PgServer, available
     from nonseq.errors import DatabaseDownError
     from nonseq.events import Event, Kind
     from nonseq.pipeline.night import run_night
-    from tests.llm_servers import ScriptedChat
-    from tests.pg_server import PgServer, available
 
     if not available():
         pytest.skip("PostgreSQL 15 is not installed here (.ci/run installs it)")
@@ -152,3 +152,24 @@ def test_a_database_that_goes_down_mid_run_leaves_the_topic_at_its_stage(cli: An
         conn.close()
     finally:
         server.remove()
+
+
+def test_promotion_is_idempotent_and_doctor_checks_the_server(team: str, isolated: Path) -> None:
+    from nonseq.errors import StoreError
+    from nonseq.knowledge import promote_topic
+    from nonseq.pipeline.doctor import check_store
+
+    with Workspace(load_settings()) as ws:
+        topic = queue.insert_topic(ws.db, "Vents", "science", ws.categories)
+        with transaction(ws.db):
+            records.insert(ws.db, FactRecord(text="Vents host microbes.", category="science", topic_id=topic.id,
+                                             topic_slug=topic.slug, status="kept"))
+        first = promote_topic(ws, topic.id, keep_research=True)
+        second = promote_topic(ws, topic.id, keep_research=True)  # a second editor promotes it too
+        assert (first.promoted, second.promoted) == (1, 0)
+        collection = records.get(ws.db, 1).collection
+        assert ws.store.count(collection) == 1
+        assert "none missing" in check_store(ws)
+        ws.store.delete(collection, {"fact_uid": records.get(ws.db, 1).uid})  # the server lost the point
+        with pytest.raises(StoreError, match=r"1 point\(s\) the database expects are missing"):
+            check_store(ws)

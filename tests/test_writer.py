@@ -13,14 +13,15 @@ import gzip
 import json
 import re
 import shutil
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-from llm_servers import ScriptedChat
+from scripted_llm import ScriptedModel
 
+import nonseq
 from nonseq.config import WritingSettings
 from nonseq.text.prose import reject_reason
 from nonseq.text.sentences import sentences, split, split_sentences
@@ -358,7 +359,7 @@ def test_quotation_drops_a_news_dateline() -> None:
         "“The agency (NASA) said the launch would slip”")
 
 
-# -- `nonseq write` end to end, against a scripted OpenAI-compatible server ------------------------
+# -- writing end to end through the Python API, with a model scripted in process --------------------
 
 def _answer(model: str, messages: list[dict[str, Any]]) -> str:
     """Three models: "good" restates the source, "inventor" adds a year, "junk" answers junk."""
@@ -371,18 +372,18 @@ def _answer(model: str, messages: list[dict[str, Any]]) -> str:
 
 
 @pytest.fixture
-def chat() -> Iterator[ScriptedChat]:
-    """The scripted server."""
-    with ScriptedChat(answer=_answer, models=("good", "inventor", "junk")) as server:
-        yield server
+def model() -> ScriptedModel:
+    """The scripted model; `model.which` names which of the three answers ("good" first)."""
+    scripted = ScriptedModel(answer=lambda messages: _answer(scripted.which, messages))  # type: ignore[attr-defined]
+    scripted.which = "good"  # type: ignore[attr-defined]
+    return scripted
 
 
 @pytest.fixture
-def researched(cli: Any, isolated: Path, chat: ScriptedChat) -> Path:
-    """A plague topic researched from two saved pages, writing 8 units through the scripted server."""
+def researched(cli: Any, isolated: Path) -> Path:
+    """A plague topic researched from two saved pages, writing 8 units."""
     (isolated / "config.toml").write_text(
-        f'[gate]\nuber_passes = 0\n\n[llm]\nbackend = "openai"\nurl = "{chat.url}"\n'
-        'model = "good"\n\n[retrieval]\nfinal_top = 4\nevergreen_top = 0\npersona_top = 0\n'
+        '[gate]\nuber_passes = 0\n\n[retrieval]\nfinal_top = 4\nevergreen_top = 0\npersona_top = 0\n'
         "\n[writing]\nmax_units = 8\nuse_pool = false\n", encoding="utf-8")
     files = []
     for prefix in ("8b194530", "ea25dd7e"):
@@ -395,28 +396,28 @@ def researched(cli: Any, isolated: Path, chat: ScriptedChat) -> Path:
     return isolated
 
 
-def _write(cli: Any, monkeypatch: pytest.MonkeyPatch, model: str) -> tuple[dict[str, Any], str]:
-    """`nonseq write 1 --force` with one scripted model: (front matter, body)."""
-    monkeypatch.setenv("NONSEQ_LLM__MODEL", model)
-    result = json.loads(cli("write", "1", "--force", "--no-input", "--json").stdout)
+def _write(model: ScriptedModel, which: str) -> tuple[dict[str, Any], str]:
+    """Write topic 1 again (force) with one of the scripted answers: (front matter, body)."""
+    model.which = which  # type: ignore[attr-defined]
+    with nonseq.open_workspace(".", llm=model) as ws:
+        result = ws.write(1, force=True).to_dict()
     text = Path(result["article"]["path"]).read_text(encoding="utf-8")
     assert result["article"]["made"] == yaml.safe_load(text.split("---\n", 2)[1])["made"]
     return yaml.safe_load(text.split("---\n", 2)[1]), text.split("---\n", 2)[2]
 
 
-def test_write_verifies_every_sentence_whatever_the_model(cli: Any, researched: Path,
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_write_verifies_every_sentence_whatever_the_model(cli: Any, researched: Path, model: ScriptedModel) -> None:
     """Good sentences stay the model's; invented years and junk are quoted from the source instead."""
-    meta, body = _write(cli, monkeypatch, "good")
+    meta, body = _write(model, "good")
     made = meta["made"]
     assert meta["status"] == "written" and meta["supported_share"] >= 0.9, meta
     assert made["generated"] >= 8 and made["quoted"] == 0 and made["dropped"] == 0
     assert {"n", "title", "url"} <= set(meta["sources"][0]) and meta["sentences"] >= 8
     prompt = (researched / "articles" / meta["prompt"]).read_text(encoding="utf-8")
     assert "## Write plan" in prompt and "### Left out" in prompt and "generated:" in prompt
-    for model in ("inventor", "junk"):
-        meta, body = _write(cli, monkeypatch, model)
-        assert meta["made"]["generated"] == meta["made"]["repaired"] == 0, (model, meta["made"])
+    for which in ("inventor", "junk"):
+        meta, body = _write(model, which)
+        assert meta["made"]["generated"] == meta["made"]["repaired"] == 0, (which, meta["made"])
         assert meta["made"]["quoted"] >= 8 and meta["status"] == "written"
         assert "1850" not in body and "Sure" not in body and "rewritten" not in body
     plan = json.loads(cli("inspect", "1", "--json").stdout)["plan"]
@@ -425,30 +426,34 @@ def test_write_verifies_every_sentence_whatever_the_model(cli: Any, researched: 
 
 
 def test_an_unusable_articles_folder_costs_no_generation_and_a_broken_one_keeps_the_text(
-        cli: Any, researched: Path, chat: ScriptedChat) -> None:
+        researched: Path, model: ScriptedModel) -> None:
     """Checked before the model is called; if it breaks while the model writes, the article is kept for the retry."""
     articles = researched / "articles"
     articles.write_text("not a folder", encoding="utf-8")
-    refused = cli("write", "1", "--no-input", code=2)
-    assert refused.stderr.startswith("error: [paths] articles_dir") and "not a folder" in refused.stderr
-    assert refused.stderr.count("\n") == 1 and chat.calls == 0, refused.stderr
-    articles.unlink()
+    with nonseq.open_workspace(".", llm=model) as ws:
+        with pytest.raises(nonseq.NonseqError) as refused:
+            ws.write(1)
+        message = str(refused.value)
+        assert message.startswith("[paths] articles_dir") and "not a folder" in message
+        assert "\n" not in message and refused.value.exit_code == 2 and model.calls == 0, message
+        articles.unlink()
 
-    def break_the_folder(model: str, messages: list[dict[str, Any]]) -> str:
-        """The first answer also puts a file where the articles folder was."""
-        if articles.is_dir():
-            shutil.rmtree(articles)
-            articles.write_text("not a folder", encoding="utf-8")
-        return _answer(model, messages)
+        def break_the_folder(messages: list[dict[str, Any]]) -> str:
+            """The first answer also puts a file where the articles folder was."""
+            if articles.is_dir():
+                shutil.rmtree(articles)
+                articles.write_text("not a folder", encoding="utf-8")
+            return _answer("good", messages)
 
-    chat.answer = break_the_folder
-    failed = cli("write", "1", "--no-input", code=1)
-    assert "cannot save the article" in failed.stderr and "kept at" in failed.stderr, failed.stderr
-    assert list((researched / ".nonseq" / "unsaved").glob("*.md")) and chat.calls > 0
-    articles.unlink()
-    calls = chat.calls
-    saved = json.loads(cli("write", "1", "--no-input", "--json").stdout)
-    assert chat.calls == calls, "the kept article was written again"
+        model.answer = break_the_folder
+        with pytest.raises(nonseq.NonseqError) as failed:
+            ws.write(1)
+        assert "cannot save the article" in str(failed.value) and "kept at" in str(failed.value), failed.value
+        assert list((researched / ".nonseq" / "unsaved").glob("*.md")) and model.calls > 0
+        articles.unlink()
+        calls = model.calls
+        saved = ws.write(1).to_dict()
+    assert model.calls == calls, "the kept article was written again"
     path = Path(saved["article"]["path"])
     assert path.parent == articles and path.is_file() and saved["stage"] == "written"
     meta = yaml.safe_load(path.read_text(encoding="utf-8").split("---\n", 2)[1])

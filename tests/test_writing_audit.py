@@ -11,9 +11,8 @@ from typing import Any
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
-
-import writing_audit  # noqa: E402
+from bench import writing_audit
+from devkit.data import AEB
 
 SOURCE = ["The team saw about 2,300 tons of water vapour on one of 17 nights."]
 
@@ -67,7 +66,6 @@ def test_bad_input_is_one_line(tmp_path: Path) -> None:
         writing_audit.main(["label", str(run), "--labels", str(tmp_path / "l.json"), "--distorted", "x"])
 
 
-AEB = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "web" / "scrapinghub-aeb"
 
 
 @pytest.mark.skipif(not AEB.is_dir(), reason="the real news pages of ../shared/data are not present")

@@ -1,26 +1,24 @@
-"""Shared CLI helpers: the settings and workspace of one invocation, and --config/--debug anywhere."""
+"""Shared CLI helpers: the settings and API object of one invocation, and --config/--debug anywhere."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
 
 if TYPE_CHECKING:
+    from nonseq.api import WorkspaceAPI
     from nonseq.config import Settings
     from nonseq.workspace import Workspace
 
 class State:
-    """Per-invocation state: the --config path, --debug, and the lazily built workspace."""
+    """Per-invocation state: the --config path, --debug, and the lazily built API object (it owns the lock)."""
 
     def __init__(self, config: str | None = None, debug: bool = False) -> None:
         self.config = config
         self.debug = debug
         self._settings: Settings | None = None
-        self._workspace: Workspace | None = None
-        self._locked: Path | None = None
-        self._team_locked = False  # the database's lock goes with its connection
+        self._api: WorkspaceAPI | None = None
 
     @property
     def data_dir(self) -> str:
@@ -37,47 +35,39 @@ class State:
         return self._settings
 
     @property
-    def workspace(self) -> Workspace:
-        """The workspace (built once, closed when the command ends)."""
-        if self._workspace is None:
-            from nonseq.workspace import Workspace
+    def api(self) -> WorkspaceAPI:
+        """The Python API over this invocation's workspace (built once, closed when the command ends)."""
+        if self._api is None:
+            from nonseq.api import WorkspaceAPI
 
-            self._workspace = Workspace(self.settings)
-        return self._workspace
+            self._api = WorkspaceAPI.from_settings(self.settings)
+        return self._api
+
+    @property
+    def workspace(self) -> Workspace:
+        """The service-level workspace of the API object."""
+        return self.api.ws
+
+    @property
+    def opened(self) -> Workspace | None:
+        """The workspace if this invocation built it, else None (nothing to close)."""
+        return self._api.ws if self._api is not None else None
 
     def lock(self, action: str) -> Workspace:
-        """Take the workspace lock until the command ends; the workspace, locked.
-
-        On a PostgreSQL database (a team) the lock is the database's maintenance lock instead: shared
-        by workers and editors, held alone by maintenance.
-        """
-        if not self._team_locked and self.workspace.team:
-            from nonseq.config import reviewer_name, worker_name
-            from nonseq.db import team_lock
-
-            who = worker_name(self.settings) if action == "night" else reviewer_name(self.settings)
-            team_lock(self.workspace.db, action, who)
-            self._team_locked = True
-        if self._locked is None and not self._team_locked:
-            from nonseq.lock import acquire
-
-            acquire(self.settings.data_dir, action)
-            self._locked = self.settings.data_dir
+        """Take the workspace lock until the command ends (the API's, re-entrant); the workspace, locked."""
+        self.api.acquire(action)
         return self.workspace
+
+    def reload(self, settings: Settings) -> None:
+        """Use new settings from now on (the workspace of the old ones is closed)."""
+        self.close()
+        self._settings = settings
 
     def close(self) -> None:
         """Close the workspace if it was opened, then give back the workspace lock."""
-        try:
-            if self._workspace is not None:
-                self._workspace.close()
-                self._workspace = None
-        finally:
-            self._team_locked = False
-            if self._locked is not None:
-                from nonseq.lock import release
-
-                release(self._locked)
-                self._locked = None
+        if self._api is not None:
+            self._api.close()
+            self._api = None
 
 
 def state(ctx: typer.Context) -> State:
@@ -91,6 +81,11 @@ def state(ctx: typer.Context) -> State:
 def workspace(ctx: typer.Context) -> Workspace:
     """Shortcut: the workspace of this invocation."""
     return state(ctx).workspace
+
+
+def api(ctx: typer.Context) -> WorkspaceAPI:
+    """Shortcut: the API object of this invocation (its write methods lock for their call)."""
+    return state(ctx).api
 
 
 def locked_workspace(ctx: typer.Context, action: str) -> Workspace:

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from nonseq.commands._common import locked_workspace
+from nonseq.commands._common import api, locked_workspace
 from nonseq.ui.console import print_json
 
 
@@ -16,10 +16,10 @@ def gate(
     as_json: Annotated[bool, typer.Option("--json", help="Print the verdict as JSON")] = False,
 ) -> None:
     """Judge whether a topic's research is good enough to write from (OK or THIN, with reasons)."""
-    from nonseq.pipeline.gate import run_gate
     from nonseq.ui.gate import print_gate
 
-    topic, _pack, verdict = run_gate(locked_workspace(ctx, "gate"), topic_id)
+    verdict = api(ctx).gate(topic_id)
+    topic = api(ctx).topic(topic_id).topic
     if as_json:
         print_json({"topic": topic.slug, "stage": str(topic.stage), **verdict.to_dict()})
         return

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from nonseq.commands._common import locked_workspace, workspace
+from nonseq.commands._common import api, workspace
 from nonseq.ui.console import print_json
 
 night_app = typer.Typer(help="Research, gate and write the queue unattended, in priority order; "
@@ -31,16 +31,9 @@ def night(
     """
     if ctx.invoked_subcommand is not None:
         return
-    from nonseq.pipeline.night import NightOptions, parse_until, run_night
-
-    deadline = parse_until(until) if until else None
-    ws = locked_workspace(ctx, "night")
-    cfg = ws.settings.night
-    options = NightOptions(max_topics or cfg.max_topics, cfg.topic_timeout, cfg.retries, deadline)
-
     from nonseq.ui.night import night_lines, print_night_summary
 
-    summary = run_night(ws, options, progress=None if as_json else night_lines)
+    summary = api(ctx).night(max_topics=max_topics, until=until, progress=None if as_json else night_lines)
     if as_json:
         print_json(summary.to_dict())
     else:

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from nonseq.commands._common import locked_workspace, workspace
+from nonseq.commands._common import api, locked_workspace, workspace
 from nonseq.errors import UsageError
 from nonseq.models import Stage
 from nonseq.ui import console as out
@@ -33,10 +33,8 @@ def add(
     as_json: Annotated[bool, typer.Option("--json", help="Print the topic as JSON")] = False,
 ) -> None:
     """Queue a new topic."""
-    from nonseq.pipeline.topics import add_topic
-
-    topic = add_topic(locked_workspace(ctx, "queue add"), title, category, focus=focus,
-                      sub_queries=query or [], persona=persona, schema=schema, priority=priority, slug=slug)
+    topic = api(ctx).add_topic(title, category=category, focus=focus, queries=query or [],
+                               persona=persona, schema=schema, priority=priority, slug=slug)
     if as_json:
         print_json(topic.to_dict())
     else:

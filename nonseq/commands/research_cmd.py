@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from nonseq.commands._common import locked_workspace
+from nonseq.commands._common import api
 from nonseq.ui.console import print_json
 
 
@@ -21,15 +21,13 @@ def research(
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON")] = False,
 ) -> None:
     """Research a topic on the web (or add your own sources) and index its chunks."""
-    from nonseq.pipeline.research import run_research
     from nonseq.ui.research import ResearchProgress, print_research
 
-    ws = locked_workspace(ctx, "research")
     if as_json:
-        print_json(run_research(ws, topic_id, urls=url or [], files=file or []).to_dict())
+        print_json(api(ctx).research(topic_id, urls=url or [], files=file or []).to_dict())
         return
     with ResearchProgress() as view:
-        summary = run_research(ws, topic_id, urls=url or [], files=file or [], progress=view)
+        summary = api(ctx).research(topic_id, urls=url or [], files=file or [], progress=view)
     print_research(summary)
 
 

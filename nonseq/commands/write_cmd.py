@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from nonseq.commands._common import locked_workspace
+from nonseq.commands._common import api
 from nonseq.ui.console import print_json
 
 if TYPE_CHECKING:
@@ -34,13 +34,11 @@ def write(
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON")] = False,
 ) -> None:
     """Research (if needed), retrieve, gate, write and ground an article for a topic."""
-    from nonseq.pipeline.write import write_topic
     from nonseq.ui.write import WriteProgress, print_write_result
 
     stream = sys.stderr if as_json else sys.stdout
-    ws = locked_workspace(ctx, "write")
-    result = write_topic(ws, topic_id, decide=_decider(no_input),
-                         progress=WriteProgress(stream, quiet or as_json), force=force)
+    result = api(ctx).write(topic_id, decide=_decider(no_input), progress=WriteProgress(stream, quiet or as_json),
+                            force=force)
     if as_json:
         print_json(result.to_dict())
     else:
@@ -56,7 +54,7 @@ def demo(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Do not stream the text")] = False,
 ) -> None:
     """Run the whole pipeline offline on bundled real pages and print the article's path."""
-    from nonseq.pipeline.demo import run_demo
+    from nonseq.api import run_demo
     from nonseq.ui.write import WriteProgress, print_write_result
 
     result = run_demo(directory, progress=WriteProgress(sys.stdout, quiet))

@@ -24,7 +24,7 @@ from typing import Any
 
 from nonseq.errors import BackendError, StoreError, WorkspaceBusyError
 from nonseq.index.jsonfile import read_json, write_json
-from nonseq.index.store import (
+from nonseq.index.vector_store import (
     DENSE,
     INDEXED_KEYS,
     PAGE,

@@ -10,7 +10,7 @@ from nonseq.models import Chunk
 if TYPE_CHECKING:
     from nonseq.index.embed import Embedder
     from nonseq.index.sparse import SparseEncoder
-    from nonseq.index.store import VectorStore
+    from nonseq.index.vector_store import VectorStore
 
 
 class Indexer:

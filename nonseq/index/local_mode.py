@@ -24,7 +24,7 @@ from typing import Any
 
 from nonseq.errors import StoreError
 from nonseq.index.jsonfile import read_json, write_json
-from nonseq.index.store import DENSE, TRIGGER, RawPoint, VectorStore
+from nonseq.index.vector_store import DENSE, TRIGGER, RawPoint, VectorStore
 
 META = "meta.json"
 COLLECTIONS = "collection"

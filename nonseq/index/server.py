@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from nonseq.errors import BackendError
-from nonseq.index.store import (
+from nonseq.index.vector_store import (
     DENSE,
     INDEXED_KEYS,
     PAGE,

@@ -20,7 +20,7 @@ from nonseq import queue
 from nonseq.db import transaction
 from nonseq.errors import BackendError
 from nonseq.events import Kind, Progress, Step, emit
-from nonseq.index.store import research_collection
+from nonseq.index.vector_store import research_collection
 from nonseq.knowledge import dedup, records
 from nonseq.knowledge.records import EXTRACTIVE, FactRecord
 from nonseq.models import Chunk, FactKind, Topic
@@ -324,10 +324,8 @@ class _Extractor:
         self.llm: Any = None
         self.misses = 0
         if self.settings.use_llm:
-            from nonseq.llm import build_llm
-
             try:  # one attempt per page: the extractive fallback is the retry
-                self.llm = build_llm(ws.settings.llm.model_copy(update={"json_retries": 0}))
+                self.llm = ws.llm_with(json_retries=0)
             except BackendError as exc:
                 report.notes.append(f"LLM unavailable, extractive only: {exc}")
         self.index = dedup.FactIndex(ws.db, topic.category, ws.embedder.name,

@@ -10,7 +10,7 @@ from nonseq.errors import UsageError
 from nonseq.knowledge import records
 from nonseq.knowledge.promote import promote_facts
 from nonseq.knowledge.records import HUMAN, FactRecord
-from nonseq.models import FactKind, FactStatus
+from nonseq.models import LOCAL_DOMAIN, FactKind, FactStatus
 from nonseq.text.files import read_text_file
 
 if TYPE_CHECKING:
@@ -58,3 +58,31 @@ def add_text(ws: Workspace, text: str, *, category: str, topic_slug: str | None 
             records.insert(ws.db, fact, vector, ws.embedder.name)
             facts.append(fact)
     return promote_facts(ws, facts)
+
+
+#: The extractor name of facts a program proposed (the Python API, the MCP server).
+PROPOSED = "proposed"
+
+
+def propose_fact(ws: Workspace, text: str, quote: str, url: str, *, category: str, title: str = "",
+                 evergreen: bool = False) -> FactRecord:
+    """Store a fact awaiting review (pending), its text support-checked against its quote."""
+    from nonseq.knowledge.review import recheck
+
+    text, quote = " ".join(text.split()), " ".join(quote.split())
+    if not text or not quote:
+        raise UsageError("a proposed fact needs its text and the quote it stands on")
+    if category not in ws.categories:
+        raise UsageError(f"unknown category {category!r} (allowed: {', '.join(ws.categories)})")
+    if not url.startswith(("http://", "https://", "file:")):
+        raise UsageError(f"a proposed fact needs the http(s) or file: URL of its source, not {url!r}")
+    from urllib.parse import urlsplit
+
+    domain = LOCAL_DOMAIN if url.startswith("file:") else (urlsplit(url).hostname or "")
+    fact = FactRecord(text=text, category=category, kind=FactKind.EVERGREEN if evergreen else FactKind.TOPIC,
+                      url=url, title=title, domain=domain, quote=quote, extractor=PROPOSED, status=FactStatus.PENDING,
+                      fetched_at=records.now())
+    recheck(ws, fact)
+    with transaction(ws.db):
+        records.insert(ws.db, fact)
+    return fact

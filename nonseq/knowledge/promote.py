@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from nonseq import chunk_records, queue
 from nonseq.db import transaction
-from nonseq.index.store import EVERGREEN, knowledge_collection, research_collection
+from nonseq.index.vector_store import EVERGREEN, knowledge_collection, research_collection
 from nonseq.knowledge import records
 from nonseq.knowledge.records import FactRecord
 from nonseq.models import LOCAL_DOMAIN, Chunk, FactStatus, SourceKind, content_hash

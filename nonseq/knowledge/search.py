@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from nonseq.index.store import EVERGREEN, knowledge_collection
+from nonseq.index.vector_store import EVERGREEN, knowledge_collection
 from nonseq.knowledge import records
-from nonseq.models import SourceKind
+from nonseq.models import Candidate, SourceKind
 
 if TYPE_CHECKING:
     from nonseq.workspace import Workspace
@@ -23,9 +23,9 @@ def _collections(ws: Workspace, category: str | None) -> list[tuple[str, dict[st
             for n in names]
 
 
-def search_knowledge(ws: Workspace, query: str, *, category: str | None = None,
-                     limit: int = 10) -> list[dict[str, Any]]:
-    """The knowledge points closest to the query (dense + BM25 fused by RRF), best first."""
+def search_candidates(ws: Workspace, query: str, *, category: str | None = None,
+                      limit: int = 10) -> list[tuple[Candidate, float]]:
+    """The knowledge points closest to the query (dense + BM25 fused by RRF) and their scores, best first."""
     from nonseq.retrieval.sources import HYBRID, collection_candidates
 
     terms = ws.sparse.tokenize(query)
@@ -34,12 +34,18 @@ def search_knowledge(ws: Workspace, query: str, *, category: str | None = None,
     for name, match, group in _collections(ws, category):
         found += collection_candidates(ws, name, match, group, query, terms, vec, limit)
     found.sort(key=lambda c: -c.scores.get(HYBRID, 0.0))
-    return [{"fact_id": c.chunk.extra.get("fact_id"), "score": round(c.scores.get(HYBRID, 0.0), 5),
+    return [(c, round(c.scores.get(HYBRID, 0.0), 5)) for c in found[:limit]]
+
+
+def search_knowledge(ws: Workspace, query: str, *, category: str | None = None,
+                     limit: int = 10) -> list[dict[str, Any]]:
+    """The knowledge points closest to the query as JSON-ready dicts, best first."""
+    return [{"fact_id": c.chunk.extra.get("fact_id"), "score": score,
              "kind": "evergreen" if c.group is SourceKind.EVERGREEN else "topic",
              "category": c.chunk.category, "topic": c.chunk.topic_slug, "url": c.chunk.url,
              "title": c.chunk.title, "text": c.chunk.text, "quote": c.chunk.extra.get("quote", ""),
              "support": c.chunk.extra.get("support")}
-            for c in found[:limit]]
+            for c, score in search_candidates(ws, query, category=category, limit=limit)]
 
 
 def extractor_family(extractor: str) -> str:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.markup import escape
 
-from nonseq.menus.ui import MenuContext, choose, pause, pick_from, run_action
+from nonseq.menus.widgets import MenuContext, choose, pause, pick_from, run_action
 from nonseq.ui.articles import articles_table, stage_of
 from nonseq.ui.console import console
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from rich.markup import escape
 from rich.panel import Panel
 
-from nonseq.menus.ui import MenuContext, ask, choose, confirm, pause, pick_from, run_action
+from nonseq.menus.widgets import MenuContext, ask, choose, confirm, pause, pick_from, run_action
 from nonseq.ui.console import console
 from nonseq.ui.facts import fact_card, facts_table, print_extract_report
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from nonseq.menus.ui import MenuContext, choose, console, report_unexpected, run_action
+from nonseq.menus.widgets import MenuContext, choose, console, report_unexpected, run_action
 
 MAIN = [("1", "Queue"), ("2", "Knowledge"), ("3", "Night run"), ("4", "Articles"),
         ("5", "Settings"), ("q", "Quit")]

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from rich.markdown import Markdown
 from rich.markup import escape
 
-from nonseq.menus.ui import MenuContext, choose, pause, run_action
+from nonseq.menus.widgets import MenuContext, choose, pause, run_action
 from nonseq.ui.console import console
 
 if TYPE_CHECKING:
@@ -50,12 +50,10 @@ def run_now(ctx: MenuContext, total: int) -> None:
     """Run the night with a topics-done bar and the current step (`nonseq night`)."""
     from nonseq.ui.night import NightBars, print_night_summary
 
-    def go(ws: Workspace) -> Any:
+    def go(_ws: Workspace) -> Any:
         """Run the night now with its progress bars."""
-        from nonseq.pipeline.night import run_night
-
         with NightBars(total) as bars:
-            return run_night(ws, None, progress=bars)
+            return ctx.api.night(progress=bars)
 
     summary = run_action(ctx, go, name="night")
     if summary is not None:

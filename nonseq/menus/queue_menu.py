@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from nonseq.menus.ui import MenuContext, ask, ask_int, choose, confirm, pause, pick_from, run_action
+from nonseq.menus.widgets import MenuContext, ask, ask_int, choose, confirm, pause, pick_from, run_action
 from nonseq.ui.console import console
 from nonseq.ui.topics import queue_table
 
@@ -78,12 +78,10 @@ def add_topic(ctx: MenuContext) -> None:
     persona = pick_from("Persona", [("", "(none)")] + [(p, p) for p in personas]) if personas else ""
     schema = pick_from("Schema", [(s, s) for s in schemas]) if schemas else "explainer"
 
-    def add(ws: Workspace) -> Any:
+    def add(_ws: Workspace) -> Any:
         """Add the topic as entered."""
-        from nonseq.pipeline.topics import add_topic
-
-        return add_topic(ws, title, category, focus=focus, sub_queries=queries, persona=persona or "",
-                         schema=schema or "explainer", priority=priority)
+        return ctx.api.add_topic(title, category=category, focus=focus, queries=queries, persona=persona or None,
+                                 schema=schema or None, priority=priority)
 
     topic = run_action(ctx, add, name="queue add")
     if topic is not None:
@@ -132,12 +130,10 @@ def research(ctx: MenuContext, topic_id: int, urls: list[str] | None = None,
     """Search, fetch and index with progress bars (`nonseq research ID [--url] [--file]`)."""
     from nonseq.ui.research import ResearchProgress, print_research
 
-    def go(ws: Workspace) -> Any:
+    def go(_ws: Workspace) -> Any:
         """Research the topic with its progress view."""
-        from nonseq.pipeline.research import run_research
-
         with ResearchProgress() as view:
-            return run_research(ws, topic_id, urls=urls or [], files=files or [], progress=view)
+            return ctx.api.research(topic_id, urls=urls or [], files=files or [], progress=view)
 
     summary = run_action(ctx, go, name="research")
     if summary is not None:
@@ -178,15 +174,14 @@ def gate(ctx: MenuContext, topic_id: int) -> None:
     """The suitability verdict (`nonseq gate ID`)."""
     from nonseq.ui.gate import print_gate
 
-    def go(ws: Workspace) -> Any:
-        """Gate the topic."""
-        from nonseq.pipeline.gate import run_gate
-
-        return run_gate(ws, topic_id)
+    def go(_ws: Workspace) -> Any:
+        """Gate the topic: the topic after it and the verdict."""
+        verdict = ctx.api.gate(topic_id)
+        return ctx.api.topic(topic_id).topic, verdict
 
     result = run_action(ctx, go, name="gate")
     if result is not None:
-        topic, _pack, verdict = result
+        topic, verdict = result
         print_gate(topic, verdict)
     pause()
 
@@ -198,11 +193,9 @@ def write(ctx: MenuContext, topic_id: int | str, force: bool = False) -> None:
     from nonseq.ui.thin_prompt import ask_thin_choice
     from nonseq.ui.write import WriteProgress, print_write_result
 
-    def go(ws: Workspace) -> Any:
+    def go(_ws: Workspace) -> Any:
         """Write the topic, asking what to do when it is thin."""
-        from nonseq.pipeline.write import write_topic
-
-        return write_topic(ws, topic_id, decide=ask_thin_choice, progress=WriteProgress(sys.stdout), force=force)
+        return ctx.api.write(topic_id, decide=ask_thin_choice, progress=WriteProgress(sys.stdout), force=force)
 
     result = run_action(ctx, go, name="write")
     if result is not None:

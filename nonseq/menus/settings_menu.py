@@ -9,7 +9,7 @@ from typing import Any
 
 from rich.markup import escape
 
-from nonseq.menus.ui import MenuContext, choose, confirm, console, pause, run_action
+from nonseq.menus.widgets import MenuContext, choose, confirm, console, pause, run_action
 
 SETTINGS = [("c", "Show the effective config"), ("d", "Run the doctor"), ("e", "Edit config.toml in $EDITOR")]
 
@@ -77,8 +77,6 @@ def _reload(ctx: MenuContext) -> Any:
         console.print(f"[red]the edited config is not valid:[/red] {escape(str(exc))}; "
                       "the settings in use are unchanged", soft_wrap=True)
         return None
-    ctx.release()
-    state._settings = fresh  # noqa: SLF001 - the menu owns this State
-    state._workspace = None  # noqa: SLF001
+    state.reload(fresh)
     console.print("settings reloaded")
     return fresh

@@ -1,20 +1,13 @@
-"""`nonseq demo`: a real offline run on bundled pages in a throw-away workspace."""
+"""`nonseq demo`'s workspace: built-in settings and the bundled pages (`nonseq.api.run_demo` runs it)."""
 
 from __future__ import annotations
 
 import gzip
 import json
-import tempfile
 from pathlib import Path
 from typing import Any
 
-from nonseq import queue
 from nonseq.config import Settings
-from nonseq.errors import NotFoundError
-from nonseq.events import Kind, Progress, Step, emit
-from nonseq.pipeline.research import run_research
-from nonseq.pipeline.write import WriteResult, write_topic
-from nonseq.workspace import Workspace
 
 DEMO_DIR = Path(__file__).resolve().parent.parent / "assets" / "demo"
 
@@ -42,23 +35,3 @@ def unpack_pages(root: Path) -> tuple[dict[str, Any], list[Path]]:
         target.write_bytes(gzip.decompress((DEMO_DIR / page["file"]).read_bytes()))
         files.append(target)
     return manifest["topic"], files
-
-
-def run_demo(directory: str | None = None, progress: Progress | None = None) -> WriteResult:
-    """Queue the demo topic, research the bundled pages, and write the article."""
-    root = Path(directory).expanduser().resolve() if directory else Path(
-        tempfile.mkdtemp(prefix="nonseq-demo-"))
-    root.mkdir(parents=True, exist_ok=True)
-    emit(progress, Step.RESEARCH, Kind.NOTE, f"demo workspace: {root}")
-    with Workspace(demo_settings(root)) as ws:
-        spec, files = unpack_pages(root)
-        try:
-            topic = queue.get_topic(ws.db, queue.slugify(spec["title"]))
-        except NotFoundError:  # the first run in this folder
-            topic = queue.add_topic(ws.db, spec["title"], spec["category"], ws.categories,
-                                    focus=spec["focus"], sub_queries=spec["queries"],
-                                    schema=spec["schema"], persona=spec.get("persona", ""))
-        emit(progress, Step.RESEARCH, Kind.START, f"researching {len(files)} bundled page(s)")
-        if topic.stage.value in ("queued", "researching", "failed"):
-            run_research(ws, topic.id, files=[str(f) for f in files])
-        return write_topic(ws, topic.id, decide=None, progress=progress, force=True)

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from nonseq.errors import NonseqError, StoreError, damaged_database
-from nonseq.index.store import VectorStore
+from nonseq.index.vector_store import VectorStore
 from nonseq.workspace import Workspace
 
 #: Seconds the status line's LLM probe may take.
@@ -109,16 +109,14 @@ def check_reranker(ws: Workspace) -> str:
     """The reranker loads, or which fallback runs and how to fix that (a warning)."""
     from nonseq.index.rerankers import build_reranker, check_reranker, fell_back
 
-    reranker = build_reranker(ws.settings.rerank, ws.embedder, ws.models)
+    reranker = build_reranker(ws.settings.rerank, ws.embedder, ws.model_cache)
     detail = check_reranker(reranker)
     return Degraded(detail) if fell_back(ws.settings.rerank, reranker) else detail
 
 
 def check_llm(ws: Workspace) -> str:
     """The configured LLM backend answers and has its model."""
-    from nonseq.llm import build_llm
-
-    return build_llm(ws.settings.llm).check()
+    return ws.llm.check()
 
 
 #: Every check `nonseq doctor` runs, in order.
@@ -168,6 +166,4 @@ def searxng_probe(ws: Workspace, timeout: float | None = None) -> str:
 
 def llm_probe(ws: Workspace, timeout: float = PROBE_TIMEOUT) -> str:
     """The LLM backend at a glance (a model file there, a server up), loading nothing."""
-    from nonseq.llm import build_llm
-
-    return build_llm(ws.settings.llm).probe(timeout)
+    return ws.llm.probe(timeout)

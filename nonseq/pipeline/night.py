@@ -25,10 +25,15 @@ from nonseq import claims, queue
 from nonseq.db import now, transaction
 from nonseq.errors import DatabaseDownError, NonseqError, UsageError, is_transient
 from nonseq.events import Event, Kind, Progress, Step, emit
-from nonseq.models import Stage, Topic
+from nonseq.models import Article, GateVerdict, Stage, Topic
+from nonseq.pipeline.stages import Drive, Pace, TopicTimeout, advance, article_figures
 
 if TYPE_CHECKING:
+    from nonseq.knowledge.extract import ExtractReport
     from nonseq.workspace import Workspace
+
+__all__ = ["NightOptions", "NightSummary", "TopicEntry", "TopicTimeout", "parse_until", "plan", "run_night",
+           "time_limit"]
 
 #: Stages a night run picks up (interrupted ones resume where they stopped).
 RUNNABLE = (Stage.QUEUED, Stage.RESEARCHING, Stage.RESEARCHED, Stage.GATED, Stage.THIN, Stage.WRITING)
@@ -38,10 +43,6 @@ NEEDS_SEARCH = (Stage.QUEUED, Stage.RESEARCHING, Stage.FAILED)
 EXIT_OK, EXIT_SOME_FAILED, EXIT_NOTHING_RAN = 0, 4, 5
 #: Outcomes that are not failures.
 GOOD = ("written", "draft", "insufficient_research", "deleted")
-
-
-class TopicTimeout(BaseException):  # noqa: N818 - like KeyboardInterrupt: no `except Exception` eats it
-    """A topic ran past [night] topic_timeout."""
 
 
 class LeaseLost(BaseException):  # noqa: N818 - ends the topic like TopicTimeout, but nothing is recorded
@@ -62,7 +63,7 @@ class NightOptions:
 
 @dataclass
 class TopicEntry:
-    """How one topic went."""
+    """How one topic went (typed; `to_dict` is the night log's and the summary's JSON)."""
 
     topic: str
     id: int
@@ -71,14 +72,23 @@ class TopicEntry:
     seconds: float = 0.0
     error: str = ""
     transient: bool = False
-    article: dict[str, Any] | None = None
-    verdict: dict[str, Any] | None = None
-    facts: dict[str, Any] | None = None
+    article: Article | None = None
+    verdict: GateVerdict | None = None
+    facts: ExtractReport | None = None
+    facts_error: str = ""
     steps: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict."""
-        return {k: v for k, v in self.__dict__.items() if v not in (None, "", [])}
+        """A JSON-ready dict (empty fields left out)."""
+        data: dict[str, Any] = {
+            "topic": self.topic, "id": self.id, "title": self.title, "outcome": self.outcome,
+            "seconds": self.seconds, "error": self.error, "transient": self.transient,
+            "article": None if self.article is None else article_figures(self.article),
+            "verdict": None if self.verdict is None else self.verdict.to_dict(),
+            "facts": self.facts.to_dict() if self.facts is not None
+            else {"error": self.facts_error} if self.facts_error else None,
+            "steps": self.steps}
+        return {k: v for k, v in data.items() if v not in (None, "", [])}
 
 
 @dataclass
@@ -189,29 +199,22 @@ def time_limit(seconds: float) -> Iterator[None]:
 
 
 class _Steps:
-    """Turns write_topic's progress events into logged steps (start, end, outcome, seconds).
-
-    A step does not start past the deadline: the alarm of `time_limit` can be lost where a library
-    catches every exception (asyncio did, in a socket read), and off the main thread there is none.
-    """
+    """Logs a topic's steps from the driver's START events (start, end, outcome, seconds)."""
 
     def __init__(self, log: Path, run: int, entry: TopicEntry, echo: Progress | None,
-                 deadline: float = math.inf, lost: threading.Event | None = None) -> None:
+                 lost: threading.Event | None = None) -> None:
         self.log, self.run, self.entry, self.echo = log, run, entry, echo
-        self.deadline = deadline  # time.perf_counter() seconds
-        self.lost = lost or threading.Event()  # set when the topic's lease was lost
+        self.lost = lost or threading.Event()  # set when the topic's lease was lost (another worker has it)
         self.current: str = ""
         self.started = 0.0
 
     def begin(self, name: str) -> None:
-        """End the running step (ok) and start `name`; TopicTimeout once the deadline has passed."""
+        """End the running step (ok) and start `name`; LeaseLost when another worker has the topic now."""
         if name == self.current:
             return
         self.end("ok")
         if self.lost.is_set():
             raise LeaseLost
-        if time.perf_counter() > self.deadline:
-            raise TopicTimeout
         self.current, self.started = name, time.perf_counter()
         log_line(self.log, "step_start", run=self.run, topic=self.entry.topic, step=name)
         emit(self.echo, Step(name), Kind.START, self.entry.topic)
@@ -227,37 +230,25 @@ class _Steps:
         self.current = ""
 
     def progress(self, event: Event) -> None:
-        """write_topic's progress callback: each step's START begins a logged step."""
+        """The driver's progress callback: each step's START begins a logged step."""
         if event.kind is Kind.START:
             self.begin(event.step.value)
 
 
-def _uber_first(ws: Workspace, topic: Topic, steps: _Steps) -> None:
-    """A topic left THIN gets its Uber Research passes before the night decides."""
-    from nonseq.pipeline.uber import run_uber
+def run_topic(ws: Workspace, topic: Topic, steps: _Steps, deadline: float = math.inf) -> None:
+    """One topic, start to end, through the same driver as `nonseq write`, filling steps.entry.
 
-    for _ in range(ws.settings.gate.uber_passes):
-        steps.begin(Step.UBER.value)
-        run_uber(ws, topic.id)
-        if queue.get_topic(ws.db, topic.id).stage is not Stage.THIN:
-            return
-
-
-def run_topic(ws: Workspace, topic: Topic, steps: _Steps) -> None:
-    """One topic, start to end, filling steps.entry (exceptions are the caller's)."""
-    from nonseq.pipeline.write import write_topic
-
-    entry = steps.entry
-    if topic.stage is Stage.FAILED:
-        topic = queue.reopen_failed(ws.db, topic.id, reason="night retry")
-    if topic.stage is Stage.THIN:
-        _uber_first(ws, topic, steps)
-    result = write_topic(ws, topic.id, decide=None, progress=steps.progress, trigger="night")
+    No step begins past `deadline` (the alarm of `time_limit` can be lost where a library catches
+    every exception, as asyncio did in a socket read; off the main thread there is none).
+    Exceptions are the caller's.
+    """
+    drive = Drive(decide=None, trigger="night", reopen="night retry", uber_thin=True)
+    result = advance(ws, topic, drive, Pace(steps.progress, deadline))
     steps.end("failed" if result.facts_error else "ok")
-    data = result.to_dict()
-    entry.outcome, entry.article = data["outcome"], data.get("article")
-    entry.verdict = data.get("verdict")
-    entry.facts = data.get("facts") or ({"error": result.facts_error} if result.facts_error else None)
+    entry = steps.entry
+    entry.outcome = str(result.outcome or "")
+    entry.article, entry.verdict = result.article, result.verdict
+    entry.facts, entry.facts_error = result.facts, result.facts_error
 
 
 def _fail(ws: Workspace, entry: TopicEntry, exc: BaseException, timeout: float) -> None:
@@ -365,11 +356,11 @@ def _claimed_topic(ws: Workspace, topic_id: int, worker: str, run_id: int, log: 
     lease = ws.settings.night.lease_seconds
     with claims.renewing(lambda: open_database(ws.settings.database.url, ws.db_path), topic_id, worker,
                          lease) as lost:
-        steps = _Steps(log, run_id, entry, progress, deadline=began + options.topic_timeout, lost=lost)
+        steps = _Steps(log, run_id, entry, progress, lost=lost)
         log_line(log, "topic_start", run=run_id, topic=topic.slug, stage=str(topic.stage), worker=worker)
         try:
             with time_limit(options.topic_timeout):
-                run_topic(ws, topic, steps)
+                run_topic(ws, topic, steps, deadline=began + options.topic_timeout)
         except DatabaseDownError:
             raise  # nothing can be recorded: the topic keeps its stage; the run ends in one line
         except LeaseLost:

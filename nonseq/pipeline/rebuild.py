@@ -15,7 +15,7 @@ from nonseq import chunk_records, queue
 from nonseq.db import transaction
 from nonseq.errors import NonseqError, StoreError, UsageError
 from nonseq.events import Kind, Progress, Step, emit
-from nonseq.index.store import VectorStore, persona_collection
+from nonseq.index.vector_store import VectorStore, persona_collection
 from nonseq.knowledge import records
 from nonseq.knowledge.promote import collection_of, fact_point_id, index_facts
 from nonseq.knowledge.records import FactRecord

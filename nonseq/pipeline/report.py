@@ -35,9 +35,27 @@ def reports_dir(ws: Workspace) -> Path:
 
 def _why_thin(entry: Any) -> str:
     """The gate's reasons for a THIN verdict, in one line."""
-    verdict = entry.verdict or {}
-    reasons = verdict.get("reasons") or []
+    verdict = entry.verdict
+    reasons = (verdict.get("reasons") or [] if isinstance(verdict, dict) else verdict.reasons) if verdict else []
     return "; ".join(str(r) for r in reasons) or "research stayed thin"
+
+
+def _path(entry: Any) -> str:
+    """The path of the entry's article ("" without one); another worker's entry carries it as a dict."""
+    article = entry.article
+    if not article:
+        return ""
+    return str(article.get("path", "")) if isinstance(article, dict) else str(article.path)
+
+
+def _figures(entry: Any) -> dict[str, Any]:
+    """The report's figures of the entry's article (none without one)."""
+    if not entry.article:
+        return {}
+    from nonseq.pipeline.stages import article_figures
+
+    figures = entry.article if isinstance(entry.article, dict) else article_figures(entry.article)
+    return {k: figures[k] for k in FIGURES if figures.get(k) is not None}
 
 
 def _md(text: object) -> str:
@@ -80,13 +98,11 @@ def render_report(summary: Any, night: list[dict[str, Any]] | None = None) -> st
     from types import SimpleNamespace
 
     others = [r for r in (night or []) if r["run"] != summary.run]
-    entries = [SimpleNamespace(**{"worker": getattr(summary, "worker", ""), **e.to_dict()}) for e in summary.entries]
-    for r in others:
-        entries += [SimpleNamespace(**{"worker": r.get("worker", ""), **e}) for e in r.get("entries") or []]
-    for e in entries:
-        for key in ("article", "verdict", "error", "transient", "steps", "seconds"):
-            setattr(e, key, getattr(e, key, None) or ({} if key in ("article", "verdict") else
-                                                       [] if key == "steps" else ""))
+    entries = [SimpleNamespace(**vars(e), worker=getattr(summary, "worker", "")) for e in summary.entries]
+    blank = {"outcome": "", "seconds": 0, "error": "", "transient": False, "article": None, "verdict": None,
+             "steps": []}
+    for r in others:  # the other workers' entries, as their runs stored them (JSON)
+        entries += [SimpleNamespace(**{**blank, **e, "worker": r.get("worker", "")}) for e in r.get("entries") or []]
     lines = [f"# Night run {summary.run}", "",
              f"- started {summary.started_at}, finished {summary.finished_at} ({summary.seconds} s)",
              f"- topics: {summary.topics}; outcomes: "
@@ -102,11 +118,11 @@ def render_report(summary: Any, night: list[dict[str, Any]] | None = None) -> st
     sections: list[tuple[str, list[str]]] = []
     written = [e for e in entries if e.outcome == "written"]
     sections.append(("Written", [
-        f"- **{_md(e.title)}** ({e.topic}, {_md(e.worker)}): {(e.article or {}).get('path', '')} — "
-        + ", ".join(f"{k} {(e.article or {}).get(k)}" for k in FIGURES if (e.article or {}).get(k) is not None)
+        f"- **{_md(e.title)}** ({e.topic}, {_md(e.worker)}): {_path(e)} — "
+        + ", ".join(f"{k} {v}" for k, v in _figures(e).items())
         for e in written]))
     sections.append(("Drafts (need a person)", [
-        f"- **{_md(e.title)}** ({e.topic}, {_md(e.worker)}): {(e.article or {}).get('path', '')}"
+        f"- **{_md(e.title)}** ({e.topic}, {_md(e.worker)}): {_path(e)}"
         for e in entries if e.outcome == "draft"]))
     sections.append(("Thin research (insufficient_research)", [
         f"- **{_md(e.title)}** ({e.topic}): {_md(_why_thin(e))}"

@@ -283,7 +283,7 @@ class _Run:
 
     def __init__(self, ws: Workspace, topic: Topic, *, origin: str, progress: Progress | None,
                  page_filter: PageFilter | None = None, files: FileReport | None = None) -> None:
-        from nonseq.index.store import research_collection
+        from nonseq.index.vector_store import research_collection
 
         self.ws = ws
         self.topic = topic

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from nonseq import chunk_records, queue
 from nonseq.db import transaction
-from nonseq.index.store import knowledge_collection, research_collection
+from nonseq.index.vector_store import knowledge_collection, research_collection
 from nonseq.models import ContextPack, Source, Topic
 from nonseq.workspace import Workspace
 
@@ -27,6 +27,15 @@ class TopicDetails:
     topic: Topic
     history: list[dict[str, Any]]
     sources: list[Source]
+
+    @property
+    def last_gate(self) -> dict[str, Any] | None:
+        """The figures of the topic's last gate verdict (status, chunks, mean_score, domains, ...), None before one."""
+        for entry in reversed(self.history):
+            data = entry.get("data")
+            if isinstance(data, dict) and data.get("status") in ("OK", "THIN") and "checks" in data:
+                return data
+        return None
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
@@ -68,7 +77,7 @@ def add_topic(ws: Workspace, title: str, category: str, *, focus: str = "",
               priority: int = 0, slug: str | None = None) -> Topic:
     """Queue a new topic after checking its persona and schema exist."""
     check_voice(ws, persona, schema)
-    return queue.add_topic(ws.db, title, category, ws.categories, focus=focus,
+    return queue.insert_topic(ws.db, title, category, ws.categories, focus=focus,
                            sub_queries=sub_queries or [], persona=persona, schema=schema,
                            priority=priority, slug=slug)
 

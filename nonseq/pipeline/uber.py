@@ -250,7 +250,6 @@ def run_uber(ws: Workspace, ref: int | str, progress: Progress | None = None) ->
     """One Uber Research pass for a THIN (or just researched) topic: gaps → search → index → gate."""
     from nonseq import queue
     from nonseq.index.sparse import load_stopwords
-    from nonseq.llm import build_llm
     from nonseq.pipeline.gate import run_gate
     from nonseq.pipeline.research import run_research
 
@@ -280,7 +279,7 @@ def run_uber(ws: Workspace, ref: int | str, progress: Progress | None = None) ->
     excerpts = [c.chunk.text for c in pack.research[:CONTEXT_CHUNKS]]
     say("gap analysis")
     stopwords = load_stopwords(ws.settings.sparse.language)
-    summary.gaps, summary.analysis = analyse_gaps(build_llm(ws.settings.llm), topic, excerpts,
+    summary.gaps, summary.analysis = analyse_gaps(ws.llm, topic, excerpts,
                                                   stopwords)
     say(f"searching {len(summary.gaps)} gap(s)")
     urls = search_gaps(ws, topic, summary.gaps, summary)

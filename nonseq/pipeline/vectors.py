@@ -7,7 +7,7 @@ from typing import Any
 from nonseq.db import transaction
 from nonseq.errors import NotFoundError
 from nonseq.events import Kind, Progress, Step, emit
-from nonseq.index.store import Staging
+from nonseq.index.vector_store import Staging
 from nonseq.models import TRIGGER_KEY, Chunk
 from nonseq.workspace import Workspace
 

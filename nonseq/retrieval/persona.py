@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from nonseq.index.store import TRIGGER, persona_collection
+from nonseq.index.vector_store import TRIGGER, persona_collection
 from nonseq.models import Candidate, DropReason, SourceKind, Topic
 from nonseq.retrieval.dedup import unit
 from nonseq.retrieval.select import FINAL

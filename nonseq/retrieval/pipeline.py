@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from nonseq.index.store import EVERGREEN, knowledge_collection, persona_collection, research_collection
+from nonseq.index.vector_store import EVERGREEN, knowledge_collection, persona_collection, research_collection
 from nonseq.models import Candidate, ContextPack, DropReason, SourceKind, Topic
 from nonseq.retrieval.dedup import dedup
 from nonseq.retrieval.fusion import fuse

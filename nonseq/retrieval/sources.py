@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from nonseq.index.store import DENSE, EVERGREEN, StoredPoint, knowledge_collection, research_collection
+from nonseq.index.vector_store import DENSE, EVERGREEN, StoredPoint, knowledge_collection, research_collection
 from nonseq.models import Candidate, SourceKind, Topic
 from nonseq.retrieval.dedup import unit
 from nonseq.retrieval.fusion import ranks, rrf

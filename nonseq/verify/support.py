@@ -6,7 +6,7 @@ the claim's BM25 terms by the best pair of adjacent sentences, the support of ea
 multi-part claim, the general-text IDF mass of the claim's terms the source never uses and (for a
 longer source) the token recall of the claim's word pieces in those sentences' token states. A
 logistic regression per setting turns them into P(supported) (data/support_head.json, fitted out of
-fold on SciFact train + WiCE dev by scripts/support/stack_support.py, 5 grouped folds):
+fold on SciFact train + WiCE dev by training/support_head (stack.py), 5 grouped folds):
 - a source of one or two sentences (the writer's check of a sentence against its planned sources,
   a fact against its quote) adds the two logits of a trained alignment head on the bundled MiniLM's
   token states (nonseq.verify.alignment); its cut is set for precision >= 0.85 out of fold;
@@ -315,7 +315,7 @@ class SupportChecker:
         return [self._result(p, feats, evidence) for p, (feats, evidence) in zip(prepared, rows, strict=True)]
 
     def feature_rows(self, pairs: Sequence[tuple[str, Source]]) -> list[dict[str, float]]:
-        """The features of each pair without the head (what scripts/support/stack_support.py stacks)."""
+        """The features of each pair without the head (what training/support_head stacks)."""
         prepared, rows = self._prepare(pairs)
         self._token_recall(prepared, rows)
         return [feats for feats, _ in rows]

@@ -53,7 +53,7 @@ class Persona:
     @property
     def collection(self) -> str:
         """The Qdrant collection the voices are indexed into."""
-        from nonseq.index.store import persona_collection
+        from nonseq.index.vector_store import persona_collection
 
         return persona_collection(self.name)
 
@@ -133,6 +133,6 @@ def load_persona(ws: Workspace, name: str) -> tuple[Persona, int]:
 
 def loaded_count(ws: Workspace, name: str) -> int:
     """How many voice chunks of a persona are indexed (0 when never loaded)."""
-    from nonseq.index.store import persona_collection
+    from nonseq.index.vector_store import persona_collection
 
     return ws.store.count(persona_collection(check_name(name, "persona")))

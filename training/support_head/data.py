@@ -1,4 +1,4 @@
-"""Datasets for the support cross-encoder: SciFact train + WiCE dev as (claim, source) pairs.
+"""The support head's data: SciFact train + WiCE dev as (claim, source) pairs, grouped into folds.
 
 Every example is a claim and its source sentences (one, a few, or a whole chunk) with two
 targets: `s` (the source supports the whole claim: 1/0, -1 unknown) and `r` (the source sentence is
@@ -10,17 +10,16 @@ claims of one Wikipedia article (all three evidence chunks of a claim share its 
 from __future__ import annotations
 
 import json
-import os
 import random
 import re
 from collections import defaultdict
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from devkit.data import DATA
 from nonseq.verify.alignment import STOP_WORDS
 
-DATA = Path(os.environ.get("NONSEQ_DATA", Path(__file__).resolve().parents[3] / "shared" / "data"))
 SCIFACT = DATA / "scifact" / "claims_train.jsonl"
 WICE = DATA / "wice" / "dev.jsonl"
 SET_MAX = 5  # source sentences in one set input (WiCE claim level)
@@ -85,9 +84,9 @@ def scifact_groups(rows: list[dict[str, Any]]) -> dict[int, str]:
     return {r["id"]: "sf:" + find(f"c{r['id']}") for r in rows}
 
 
-def load_records() -> list[Record]:
-    """SciFact claim–abstract pairs and WiCE claim–chunk rows as Records."""
-    sf = read_jsonl(SCIFACT)
+def load_records(limit: int = 0) -> list[Record]:
+    """SciFact claim–abstract pairs and WiCE claim–chunk rows as Records (the first `limit` of each, when given)."""
+    sf = read_jsonl(SCIFACT)[:limit or None]
     groups = scifact_groups(sf)
     out = [
         Record(
@@ -101,7 +100,7 @@ def load_records() -> list[Record]:
         )
         for r in sf
     ]
-    for r in read_jsonl(WICE):
+    for r in read_jsonl(WICE)[:limit or None]:
         meta = r["meta"]
         oracle = set(meta.get("oracle_idx") or [])
         ev = [j for j, x in enumerate(meta["chunk_idx"]) if x in oracle]
@@ -156,7 +155,7 @@ def ex(rec: Record, source: list[str], s: int, r: int, kind: str) -> Example:
 
 
 # -- training examples ---------------------------------------------------------------------------
-def scifact_examples(rec: Record, rng: random.Random, full: bool = True) -> list[Example]:
+def scifact_examples(rec: Record, rng: random.Random) -> list[Example]:
     """Rationale sentences (support or contradiction), their set, and non-rationale sentences."""
     out, rat = [], rec.evidence
     yes = int(rec.label == "SUPPORT")
@@ -165,14 +164,12 @@ def scifact_examples(rec: Record, rng: random.Random, full: bool = True) -> list
     if len(rat) > 1:
         out.append(ex(rec, join(rec, rat), yes, -1, "rationale_set"))
     others = ranked(rec, set(rat))
-    picked = others[: 2 if not rat else 1]
-    if full:
-        picked += rng.sample(others[2:], min(1, len(others[2:])))
+    picked = others[: 2 if not rat else 1] + rng.sample(others[2:], min(1, len(others[2:])))
     out += [ex(rec, [rec.sentences[i]], 0, 0, "other") for i in picked]
-    return out + ([ex(rec, rec.sentences, yes, -1, "full")] if full else [])
+    return [*out, ex(rec, rec.sentences, yes, -1, "full")]
 
 
-def wice_examples(rec: Record, rng: random.Random, full: bool = True) -> list[Example]:
+def wice_examples(rec: Record, rng: random.Random) -> list[Example]:
     """Oracle sentences alone and as a set (with lexical distractors), and other sentences."""
     out, ev = [], rec.evidence
     yes = int(rec.positive)
@@ -181,13 +178,13 @@ def wice_examples(rec: Record, rng: random.Random, full: bool = True) -> list[Ex
     if len(ev) > 1:
         out.append(ex(rec, join(rec, ev), yes, -1, "oracle_set"))
     others = ranked(rec, set(ev))
-    most = SET_MAX if full else 3
+    most = SET_MAX
     if len(ev) < most and others:
         extra = rng.randint(1, most - len(ev)) if ev else rng.randint(2, most)
         out.append(ex(rec, join(rec, ev + others[:extra]), yes, -1, "oracle_set_distract"))
-    picked = others[:1] + (rng.sample(others[1:], min(1, len(others[1:]))) if full else [])
+    picked = others[:1] + rng.sample(others[1:], min(1, len(others[1:])))
     out += [ex(rec, [rec.sentences[i]], 0, 0, "other") for i in picked]
-    return out + ([ex(rec, rec.sentences, yes, -1, "full")] if full else [])
+    return [*out, ex(rec, rec.sentences, yes, -1, "full")]
 
 
 _AUX = re.compile(
@@ -258,59 +255,19 @@ def unrelated(recs: list[Record], rng: random.Random, share: float = 0.3) -> lis
     return out
 
 
-def partial_claims(pos: list[Example], recs: list[Record], rng: random.Random,
-                   share: float = 0.5, sample: int = 20) -> list[Example]:
-    """Supported pairs made partial: the claim joined with a related claim of another group (same data set).
-
-    Of `sample` claims drawn from the other groups, the one sharing most content words with the
-    claim is appended ("<claim>, and <other claim>", its first letter lower-cased when its first
-    word is a stop word); the source backs only the first part.
-    """
-    pool = {ds: [r for r in recs if r.ds == ds] for ds in {r.ds for r in recs}}
-    out = []
-    for e in pos:
-        if rng.random() >= share:
-            continue
-        others = [r for r in rng.sample(pool[e.ds], min(sample, len(pool[e.ds]))) if r.group != e.group]
-        if not others:
-            continue
-        other = max(others, key=lambda r: overlap(e.claim, r.claim)).claim.strip()
-        first = other.split(" ", 1)[0]
-        other = other[:1].lower() + other[1:] if first.lower() in STOP_WORDS else other  # "The", not "Egr2"
-        joined = f"{e.claim.strip().rstrip('.!?;')}, and {other}"
-        out.append(Example(joined, e.source, 0, e.r, e.ds, e.group, "aug_partial"))
-    return out
-
-
-def training_examples(recs: list[Record], seed: int, full: bool = True, partial: bool = False) -> list[Example]:
-    """All training examples of some records (deduplicated by claim and source). Without `full`
-    (the cross-encoder's short inputs): no whole-source examples, sets of at most 3 sentences,
-    one non-evidence sentence per record and fewer unrelated sources. With `partial`: partial
-    claims too (`partial_claims`, stop 41's candidate; their own rng, so the rest is unchanged)."""
+def training_examples(recs: list[Record], seed: int) -> list[Example]:
+    """All training examples of some records (deduplicated by claim and source)."""
     rng = random.Random(seed)
     out: list[Example] = []
     for rec in recs:
-        out += (scifact_examples if rec.ds == "scifact" else wice_examples)(rec, rng, full)
+        out += (scifact_examples if rec.ds == "scifact" else wice_examples)(rec, rng)
     pos = [e for e in out if e.s == 1]
     names = sorted({m.group() for rec in recs for m in _NAME.finditer(rec.claim)})
-    out += augment(pos, names, rng) + unrelated(recs, rng, 0.3 if full else 0.15)
-    if partial:
-        out += partial_claims(pos, recs, random.Random(seed + 7919))
+    out += augment(pos, names, rng) + unrelated(recs, rng, 0.3)
     seen: dict[tuple[str, tuple[str, ...]], Example] = {}
     for e in out:
         seen.setdefault((e.claim, tuple(e.source)), e)
     return list(seen.values())
-
-
-def snli_examples(path: Path, pairs: int, seed: int) -> list[Example]:
-    """Training-only NLI pairs from SNLI's jsonl (premise = the source sentence, hypothesis = the
-    claim): entailment supports it; contradiction is evidence against it; neutral is neither.
-    A seeded sample of `pairs` pairs with a gold label; never in a fold's test part."""
-    target = {"entailment": (1, 1), "contradiction": (0, 1), "neutral": (0, 0)}
-    rows = [r for r in read_jsonl(path) if r.get("gold_label") in target]
-    random.Random(seed).shuffle(rows)
-    return [Example(r["sentence2"], [r["sentence1"]], *target[r["gold_label"]], "snli",
-                    f"snli:{r['captionID']}", "snli_sentence") for r in rows[:pairs]]
 
 
 # -- evaluation items ------------------------------------------------------------------------------
@@ -341,8 +298,3 @@ HEADLINE = (
     "wice_partially_supported_oracle",
     "wice_not_supported_top",
 )
-
-
-def save_examples(path: Path, examples: list[Example]) -> None:
-    """Write examples as jsonl."""
-    path.write_text("".join(json.dumps(asdict(e)) + "\n" for e in examples), encoding="utf-8")

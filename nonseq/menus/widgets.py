@@ -40,9 +40,14 @@ class MenuContext:
         """The workspace (its SQLite and Qdrant handles are closed after each action)."""
         return self.state.workspace
 
+    @property
+    def api(self) -> Any:
+        """The Python API object the menus act through (it owns the workspace lock)."""
+        return self.state.api
+
     def release(self) -> None:
         """Close SQLite and Qdrant (models stay loaded), so another process may use the workspace."""
-        ws = self.state._workspace  # noqa: SLF001 - only close what was opened
+        ws = self.state.opened
         if ws is not None:
             ws.close()
 
@@ -197,8 +202,8 @@ def run_action(ctx: MenuContext, action: Callable[[Any], T], *, name: str = "men
     """Run one action (under the workspace lock unless it only reads SQLite); errors become one
     line, Ctrl-C stops it cleanly; SQLite and Qdrant are closed again afterwards."""
     try:
-        with ctx.ws.lock(f"menu: {name}") if lock else contextlib.nullcontext():
-            return action(ctx.ws)
+        with ctx.api.locked(f"menu: {name}") if lock else contextlib.nullcontext(ctx.ws) as ws:
+            return action(ws)
     except NonseqError as exc:
         console.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)
     except KeyboardInterrupt:

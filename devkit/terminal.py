@@ -28,7 +28,7 @@ class Terminal:
 
     def __init__(self, cwd: Path, *args: str, timeout: float = 60.0) -> None:
         env = {k: v for k, v in os.environ.items() if not k.startswith("NONSEQ_")}
-        # tests/nonseq_child.py: the real CLI, kept on loopback (the local web's names are in
+        # devkit/child.py: the real CLI, kept on loopback (the local web's names are in
         # the workspace's config.toml, [fetch] hosts).
         env.update(PYTHONPATH=str(ROOT), TERM="xterm", COLUMNS=str(COLS), LINES=str(ROWS),
                    HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", EDITOR="true",
@@ -39,7 +39,7 @@ class Terminal:
         self.screen_ = pyte.Screen(COLS, ROWS)
         self.stream = pyte.Stream(self.screen_)
         self.transcript = ""
-        self.child = pexpect.spawn(sys.executable, ["-m", "tests.nonseq_child", *args], cwd=str(cwd),
+        self.child = pexpect.spawn(sys.executable, ["-m", "devkit.child", *args], cwd=str(cwd),
                                    env=env, dimensions=(ROWS, COLS), encoding="utf-8",
                                    codec_errors="replace")
 
@@ -76,7 +76,7 @@ class Terminal:
         while time.monotonic() < deadline:
             screen = self.screen()
             if text in screen:
-                print(f"{time.monotonic() - self.started:6.1f} s  {text!r}")  # shown when a test fails
+                print(f"{time.monotonic() - self.started:6.1f} s  {text!r}", file=sys.stderr)  # shown when a test fails
                 return screen
             if UNEXPECTED in screen or "Traceback" in screen or not alive:
                 break
@@ -88,7 +88,7 @@ class Terminal:
         deadline = time.monotonic() + (timeout or self.timeout)
         while time.monotonic() < deadline:
             if condition():
-                print(f"{time.monotonic() - self.started:6.1f} s  {what}")  # shown when a test fails
+                print(f"{time.monotonic() - self.started:6.1f} s  {what}", file=sys.stderr)  # shown when a test fails
                 return
             if not self._pump(0.05):
                 break

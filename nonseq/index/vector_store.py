@@ -3,8 +3,8 @@
 - qdrant-edge (nonseq.index.edge): Qdrant's embedded engine, on disk in `[qdrant] path` (the default);
 - a Qdrant server or cluster by `[qdrant] url` (nonseq.index.server, over qdrant-client).
 
-`nonseq.index.stores.open_store` picks one. Both keep collections of chunks with dense, sparse and (personas) trigger
-vectors, keyword payload indexes on the filtered keys, and rebuild a collection beside the live one
+`nonseq.index.store_engines.open_store` picks one. Both keep collections of chunks with dense, sparse and
+(personas) trigger vectors, keyword payload indexes on the filtered keys, and rebuild a collection beside the live one
 (`rebuild`), switching only when the copy is complete.
 """
 

@@ -1,11 +1,11 @@
-"""Opening the workspace's vector store: the engine behind the one interface of nonseq.index.store."""
+"""Opening the workspace's vector store: the engine behind the one interface of nonseq.index.vector_store."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
 
-from nonseq.index.store import VectorStore
+from nonseq.index.vector_store import VectorStore
 
 
 def open_store(*, path: Path, url: str = "", api_key: str = "", batch_size: int = 128,

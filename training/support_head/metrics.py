@@ -1,4 +1,4 @@
-"""Metrics of the support scripts: AUROC, precision at a cut, cross-fitted logistic regressions."""
+"""Metrics of the support recipe: AUROC, precision at a cut, cross-fitted logistic regressions."""
 
 from __future__ import annotations
 
@@ -56,14 +56,6 @@ def apply_lr(m: dict[str, Any], x: np.ndarray) -> np.ndarray:
     return ((x - np.array(m["mean"])) / np.array(m["scale"])) @ np.array(m["coef"]) + m["intercept"]
 
 
-def cross_fit(x: np.ndarray, y: np.ndarray, fold: np.ndarray, c: float = 1.0) -> np.ndarray:
-    """Out-of-fold LR logits: each fold scored by an LR fitted on the other folds' rows."""
-    out = np.zeros(len(y))
-    for f in np.unique(fold):
-        out[fold == f] = apply_lr(fit_lr(x[fold != f], y[fold != f], c), x[fold == f])
-    return out
-
-
 def claim_stack_figures(t: dict[str, Any], s: np.ndarray, mask: np.ndarray) -> dict[str, Any]:
     """Claim-level AUROCs of stacked scores for the rows in mask."""
     out = {}
@@ -115,4 +107,20 @@ def cut_report(s: np.ndarray, y: np.ndarray, fold: np.ndarray, ds: np.ndarray) -
            "targets": target_table(s, y, fold)}
     for d in ("scifact", "wice"):
         out[f"cross_fitted_{d}"] = prec_rec(pred[ds == d].astype(float), y[ds == d], 0.5)
+    return out
+
+
+def figures_of(t: dict[str, Any], setting: str, s: np.ndarray, tune_fold: int) -> dict[str, Any]:
+    """Pooled, clean-fold and per-fold figures of some scores (plus the cut in the sentence setting)."""
+    figs = claim_stack_figures if setting == "claim" else sentence_stack_figures
+    out = {"pooled": figs(t, s, np.ones(len(s), bool)), "clean_folds": figs(t, s, t["fold"] != tune_fold),
+           "per_fold": {str(f): figs(t, s, t["fold"] == f) for f in np.unique(t["fold"])}}
+    if setting == "sentence":
+        out["cut"] = cut_report(s, t["y"].astype(bool), t["fold"], t["ds"])
+        cut = cut_for(s, t["y"].astype(bool))
+        cats = {}
+        for c in np.unique(t["cat"]):
+            m = t["cat"] == c
+            cats[str(c)] = {"n": int(m.sum()), "called_supported": round(float((s[m] >= cut).mean()), 4)}
+        out["categories_at_pooled_cut"] = cats
     return out

@@ -1,0 +1,1 @@
+"""Recipes that rebuild the shipped model files, on the product's own encoder."""
