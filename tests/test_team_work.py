@@ -173,3 +173,14 @@ def test_promotion_is_idempotent_and_doctor_checks_the_server(team: str, isolate
         ws.store.delete(collection, {"fact_uid": records.get(ws.db, 1).uid})  # the server lost the point
         with pytest.raises(StoreError, match=r"1 point\(s\) the database expects are missing"):
             check_store(ws)
+
+
+def test_night_status_sees_a_worker_on_another_machine(cli: Any, team: str, isolated: Path) -> None:
+    with Workspace(load_settings()) as ws:
+        queue.insert_topic(ws.db, "Vents", "science", ws.categories)
+        with transaction(ws.db):
+            ws.db.execute("INSERT INTO night_runs (started_at, worker) VALUES (?, ?)", ("2026-01-01", "far:42"))
+        assert claims.claim_next(ws.db, "far:42", 60, RUNNABLE) == 1
+        assert json.loads(cli("night", "status", "--json").stdout)["state"] == "running"
+        claims.release(ws.db, 1, "far:42")  # no live lease left: the worker is gone
+        assert json.loads(cli("night", "status", "--json").stdout)["state"] == "interrupted"

@@ -172,6 +172,17 @@ def _alive(pid: Any) -> bool:
     return True
 
 
+def _worker_alive(ws: Workspace, run: int) -> bool:
+    """True while the run's worker holds a topic whose lease has not run out (team mode)."""
+    from nonseq import claims
+
+    row = ws.db.execute("SELECT worker FROM night_runs WHERE id=?", (run,)).fetchone()
+    if row is None or not row[0]:
+        return False
+    held = ws.db.execute("SELECT MAX(lease_until) FROM topics WHERE claimed_by=?", (row[0],)).fetchone()
+    return bool(held and held[0] and float(held[0]) > claims.clock(ws.db))
+
+
 def _tail_events(log: Path, run: int) -> list[dict[str, Any]]:
     """The log lines of one run (the log can be long: read from the end)."""
     try:
@@ -211,6 +222,8 @@ def night_status(ws: Workspace) -> dict[str, Any]:
         return status
     info = holder(ws.data_dir)
     running = is_locked(ws.data_dir) and info.get("action") == "night" and _alive(info.get("pid"))
+    if ws.team:  # a worker on any machine: running while it holds a live lease
+        running = _worker_alive(ws, run)
     done = [e for e in events if e.get("event") == "topic"]
     outcomes: dict[str, int] = {}
     for e in done:
