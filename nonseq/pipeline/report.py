@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -86,7 +87,9 @@ def _worker_lines(runs: list[dict[str, Any]]) -> list[str]:
     """One line per worker of the night: its run, topics and outcomes."""
     lines = []
     for r in runs:
-        outcomes = ", ".join(f"{k} {v}" for k, v in sorted((r.get("outcomes") or {}).items())) or "none"
+        counts = r.get("outcomes") or Counter(str(e.get("outcome", "")) if isinstance(e, dict) else e.outcome
+                                              for e in r.get("entries") or [])
+        outcomes = ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "none"
         state = f"finished {r['finished_at']}" if r["finished_at"] else "still running (or stopped without a word)"
         lines.append(f"- **{_md(r.get('worker') or 'worker')}**: run {r['run']}, {len(r.get('entries') or [])} "
                      f"topic(s) ({outcomes}); {state}")
