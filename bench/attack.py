@@ -11,6 +11,7 @@ ctrl-c-writing, ctrl-c-extract, ctrl-c-night (each: SIGINT while a model call is
 garbled-db, full-disk, overflow-ids, export-device, articles-unwritable.
 
     python bench/attack.py [--case NAME]... [--quick] [--json]
+    python bench/attack.py --suite [MATCH]    # issue #52's cases: the suite's tests replayed, JSON figures
 
 --quick skips the slow ones (fragment-page: a 4.8 MB page of 150,000 paragraphs).
 """
@@ -577,13 +578,55 @@ def run_case(name: str) -> Outcome:
         return outcome
 
 
+#: The test files holding the cases of issue #52, replayed by --suite (their logic lives only there).
+SUITE = ("tests/test_hostile.py", "tests/test_hostile_store.py")
+
+
+def suite_ids(match: str = "") -> list[str]:
+    """The node ids of the suite's attack tests (optionally only those whose id contains `match`)."""
+    done = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
+                           *SUITE], cwd=ROOT, capture_output=True, text=True, check=False)
+    ids = [line.strip() for line in done.stdout.splitlines() if "::" in line]
+    return [i for i in ids if match in i]
+
+
+def replay(node: str) -> dict[str, Any]:
+    """Run one test in a child pytest process: passed or not, seconds, peak memory of the child (MB)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    started = time.monotonic()
+    child = subprocess.Popen([sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", node],
+                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    out = child.stdout.read() if child.stdout else b""
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
+    tail = out.decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
+    return {"passed": child.returncode == 0, "seconds": round(time.monotonic() - started, 2),
+            "peak_mb": round(usage.ru_maxrss / 1024), "last_line": tail[0][:200]}
+
+
+def replay_suite(match: str = "") -> int:
+    """Replay every attack test of the suite; print one JSON object; the exit code is the number failed."""
+    results = {node: replay(node) for node in suite_ids(match)}
+    failed = [n for n, r in results.items() if not r["passed"]]
+    print(json.dumps({"cases": results, "passed": len(results) - len(failed), "failed": failed,
+                      "peak_mb_max": max((r["peak_mb"] for r in results.values()), default=0),
+                      "note": "peak_mb is the child pytest process's peak RSS (pytest and imports included)"},
+                     indent=1))
+    return len(failed)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the cases, print held/failed for each; the exit code is the number failed."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--case", action="append", choices=sorted(CASES), help="only this case (repeatable)")
     parser.add_argument("--quick", action="store_true", help="skip the slow cases")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--suite", nargs="?", const="", default=None, metavar="MATCH",
+                        help="replay the attack tests of issue #52 (tests/test_hostile*.py) instead, each in a "
+                             "child process, with peak memory and seconds as JSON (MATCH: only ids containing it)")
     args = parser.parse_args(argv)
+    if args.suite is not None:
+        return replay_suite(args.suite)
     names = args.case or [n for n in CASES if not (args.quick and n in SLOW)]
     results = {}
     for name in names:

@@ -1,7 +1,13 @@
 """Support-check benchmark: does a source support a claim? WiCE and SciFact, claim and sentence level.
 
-    python bench/support.py [--data PATH ...] [--corpus PATH] [--limit N] [--threads N] [--json]
+    python bench/support.py [--data PATH ...] [--corpus PATH] [--limit N] [--threads N] [--check legacy] [--json]
 
+AttributionBench's format (`claim`, `references`: a list of passages or a Python-literal string of
+one, `attribution_label`, `src_dataset`, optional `question` and `id`) is read through
+nonseq.verify.support.check_support, the product's calibrated P(supported), at its decision point 0.5:
+macro-F1 in percent per `src_dataset` set and their plain mean (as the AttributionBench paper
+computes it), AUROC, milliseconds per claim, and the paper's published rows beside ours. `--check
+legacy` reads the same rows through the word-overlap stack (SupportChecker, at its own cuts) instead.
 Scores each data set with the shipped nonseq.verify.support.SupportChecker and never refits:
 - claim level: each claim against its whole source (a WiCE evidence chunk, a SciFact abstract):
   AUROC of supported vs the rest and vs the closest other label (WiCE partially supported, SciFact
@@ -24,6 +30,7 @@ provenance (training/support_head/stack.py). The top-level keys are those of the
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
 import re
@@ -39,7 +46,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from nonseq.config import WritingSettings  # noqa: E402
 from nonseq.verify.alignment import STOP_WORDS  # noqa: E402
-from nonseq.verify.support import SupportChecker, source_units  # noqa: E402
+from nonseq.verify.support import SupportChecker, source_units, support_scores  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository: nonseq, devkit, bench
@@ -50,6 +57,12 @@ PUBLISHED = {
     "source": "Kamoi et al. 2023, WiCE, test split, claim level",
     "auroc_supported_vs_rest": {"gpt-4": 0.802, "t5-3b-anli-wice": 0.947, "gpt-3.5": 0.569},
     "auroc_supported_vs_partial": {"gpt-4": 0.789, "t5-3b-anli-wice": 0.943},
+}
+PUBLISHED_AB = {
+    "source": "Li et al. 2024, AttributionBench, macro-F1 (%), in-distribution / out-of-distribution averages",
+    "zero-shot GPT-4": {"id": 67.2, "ood": 78.0},
+    "zero-shot T5-XXL-TRUE": {"id": 72.2, "ood": 80.5},
+    "fine-tuned AttrScore-FLAN-T5-3B": {"id": 77.7, "ood": 84.2},
 }
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -62,6 +75,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--limit", type=int, default=0, help="Only the first N claims of each file")
     p.add_argument("--threads", type=int, default=0,
                    help="onnxruntime threads of the check (default 0 = all cores, as `[embedding] threads` ships)")
+    p.add_argument("--check", choices=("product", "legacy"), default="product",
+                   help="AttributionBench rows: check_support at 0.5 (product) or the word-overlap stack (legacy)")
     p.add_argument("--json", action="store_true", help="Print one JSON object")
     return p.parse_args(argv)
 
@@ -99,10 +114,25 @@ def scifact_rows(rows: list[dict[str, Any]], corpus: Path | None) -> list[dict[s
     return out
 
 
+def attribution_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """AttributionBench rows as (claim, references, positive, set)."""
+    out = []
+    for r in rows:
+        refs = r["references"]
+        if isinstance(refs, str):
+            refs = ast.literal_eval(refs) if refs.strip().startswith("[") else [refs]
+        out.append({"claim": r["claim"], "references": [str(x) for x in refs], "set": str(r["src_dataset"]),
+                    "positive": str(r["attribution_label"]).strip().lower() == "attributable"})
+    return out
+
+
 def load(path: Path, corpus: Path | None, limit: int = 0) -> tuple[str, list[dict[str, Any]]]:
     """A data set's kind ("wice" or "scifact") and its rows as (claim, label, sentences, evidence)."""
     rows = read_jsonl(path)
-    if rows and "meta" in rows[0]:
+    if rows and "attribution_label" in rows[0]:
+        out = attribution_rows(rows)
+        kind = "attributionbench"
+    elif rows and "meta" in rows[0]:
         out = [{"claim": r["claim"], "label": r["label"], "sentences": r["evidence"],
                 "evidence": oracle(r["meta"])} for r in rows]
         kind = "wice"
@@ -153,6 +183,39 @@ def auroc(scores: Sequence[float], positive: Sequence[bool]) -> float | None:
     _, inv, counts = np.unique(s, return_inverse=True, return_counts=True)
     ranks = (np.cumsum(counts) - (counts - 1) / 2)[inv]
     return round(float((ranks[y].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)), 4)
+
+
+def macro_f1(pred: Sequence[bool] | np.ndarray, positive: Sequence[bool] | np.ndarray) -> float:
+    """Macro-F1 in percent over the two classes (a class never predicted nor present scores 0)."""
+    p, y = np.asarray(pred, bool), np.asarray(positive, bool)
+    f1s = []
+    for cls in (True, False):
+        tp = int(((p == cls) & (y == cls)).sum())
+        fp, fn = int(((p == cls) & (y != cls)).sum()), int(((p != cls) & (y == cls)).sum())
+        f1s.append(2 * tp / (2 * tp + fp + fn) if tp else 0.0)
+    return round(100 * float(np.mean(f1s)), 1)
+
+
+def attribution(rows: list[dict[str, Any]], check: str, threads: int) -> dict[str, Any]:
+    """AttributionBench figures: macro-F1 per set and averaged at the decision point, AUROC, ms per claim."""
+    pairs = [(r["claim"], r["references"]) for r in rows]
+    started, cpu = time.perf_counter(), time.process_time()
+    if check == "legacy":
+        results = SupportChecker(threads=threads).check_many(pairs)
+        scores, pred = np.array([x.score for x in results]), np.array([x.supported for x in results])
+    else:
+        scores = np.array(support_scores(pairs, threads=threads))
+        pred = scores >= 0.5
+    seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
+    y = np.array([r["positive"] for r in rows])
+    sets = np.array([r["set"] for r in rows])
+    per = {str(s): macro_f1(pred[sets == s], y[sets == s]) for s in sorted(set(sets))}
+    decision = "score >= 0.5" if check == "product" else "the stack's cuts"
+    return {"claims": len(rows), "check": check, "decision": decision,
+            "macro_f1": {"average": round(float(np.mean(list(per.values()))), 1), "per_set": per},
+            "auroc": auroc(scores, y), "auroc_per_set": {s: auroc(scores[sets == s], y[sets == s]) for s in per},
+            "ms_per_claim": round(1000 * seconds / max(1, len(rows)), 2),
+            "cpu_ms_per_claim": round(1000 * cpu / max(1, len(rows)), 2), "published": PUBLISHED_AB}
 
 
 def at_cut(scores: np.ndarray, positive: np.ndarray, cut: float) -> dict[str, Any]:
@@ -230,21 +293,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     checker = SupportChecker(threads=args.threads)
     checker.check("warm up the models.", ["Warm up the models."])
+    if args.check == "product":
+        support_scores([("Warm up the model.", ["Warm up the model."])], threads=args.threads)
     sets: dict[str, Any] = {}
     for path in args.data or [DEFAULT_DATA]:
         kind, rows = load(path, args.corpus, args.limit)
+        if kind == "attributionbench":
+            sets[path.stem if path.stem not in sets else str(path)] = {"kind": kind, "data": str(path)} | \
+                attribution(rows, args.check, args.threads)
+            continue
         figs = {"kind": kind, "data": str(path)} | claim_level(checker, kind, rows)
         figs["sentence"] = sentence_level(checker, kind, rows)
         sets[path.stem if path.stem not in sets else str(path)] = figs
     first = next(iter(sets.values()))
-    out: dict[str, Any] = {k: first.get(k) for k in (
+    keys = ("data", "claims", "check", "decision", "macro_f1", "auroc", "auroc_per_set", "ms_per_claim") \
+        if first["kind"] == "attributionbench" else (
         "data", "claims", "auroc_supported_vs_rest", "auroc_supported_vs_partial", "cut", "precision", "recall",
-        "seconds_per_claim", "seconds_total", "cpu_seconds_total")}
+        "seconds_per_claim", "seconds_total", "cpu_seconds_total")
+    out: dict[str, Any] = {k: first.get(k) for k in keys}
     out["sets"] = sets
     out["threads"] = args.threads
     out["note"] = ("the shipped model was fitted on WiCE dev and SciFact train: figures on them are in-sample; "
                    "out-of-fold figures: nonseq/data/support_head.json['cv']")
-    out["published"] = PUBLISHED
+    out["published"] = PUBLISHED_AB if first["kind"] == "attributionbench" else PUBLISHED
     if args.json:
         print(json.dumps(out))
     else:

@@ -58,7 +58,7 @@ def run_records(run: Path) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
 
 def worded(records: list[dict[str, Any]]) -> list[Item]:
     """The model-worded sentences of one topic, with their planned sources."""
-    return [(r["text"], tuple(r["sources"])) for r in records if r["made"] in ("generated", "repaired")]
+    return [(r["text"], tuple(r["sources"])) for r in records if r["made"] in ("generated", "repaired", "restated")]
 
 
 def load_labels(path: Path) -> dict[Item, bool]:

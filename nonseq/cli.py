@@ -116,6 +116,18 @@ def menu(ctx: typer.Context) -> None:
     _menu_or_help(ctx.find_root())
 
 
+@app.command("mcp")
+def mcp(
+    ctx: typer.Context,
+    allow_writes: Annotated[bool, typer.Option(
+        "--allow-writes", help="Let agents add topics and propose facts (never promote, edit or delete)")] = False,
+) -> None:
+    """Serve the knowledge base, queue and articles to AI agents over MCP on stdio (docs/mcp.md)."""
+    from nonseq.mcp_server import serve
+
+    serve(_common.state(ctx).settings.source, allow_writes=allow_writes)
+
+
 def _register() -> None:
     """Attach every command group, in workflow order (modules import their services lazily)."""
     from nonseq.commands import (

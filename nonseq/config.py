@@ -134,6 +134,18 @@ class SparseSettings(Section):
     k1: float = Field(1.2, gt=0, le=5, description="BM25 term-frequency saturation")
     b: float = Field(0.75, ge=0, le=1, description="BM25 length normalisation")
 
+    @field_validator("language")
+    @classmethod
+    def _known_language(cls, value: str) -> str:
+        """A language the Snowball stemmer (PyStemmer) has."""
+        import Stemmer
+
+        name = value.strip().lower()
+        known = sorted(Stemmer.algorithms())
+        if name not in known:
+            raise ValueError(f"{value!r} is not a stemmer language (one of: {', '.join(known)})")
+        return name
+
 
 class ResearchSettings(Section):
     """[research] Extraction and chunking."""
@@ -181,11 +193,14 @@ class ResearchSettings(Section):
 class RerankSettings(Section):
     """[rerank] The reranker that orders the candidate pool (scores always in [0,1])."""
 
-    backend: Literal["cross-encoder", "fastembed", "bi-encoder", "none"] = Field(
+    backend: Literal["cross-encoder", "fastembed", "http", "bi-encoder", "none"] = Field(
         "cross-encoder",
-        description="cross-encoder (sentence-transformers), fastembed (ONNX), bi-encoder or none",
+        description="cross-encoder (sentence-transformers), fastembed (ONNX), http (a served reranker), "
+        "bi-encoder or none",
     )
-    model: str = Field("BAAI/bge-reranker-v2-m3", description="Cross-encoder model name")
+    model: str = Field(
+        "BAAI/bge-reranker-v2-m3", description="Cross-encoder model name (http: the model a cohere API serves)"
+    )
     model_path: str = Field(
         "", description="Local folder of the cross-encoder; empty = the Hugging Face cache"
     )
@@ -204,6 +219,18 @@ class RerankSettings(Section):
         description="weighted fusion: share of the reranker (rest: pre-rank); 0.6 tuned on SciFact train",
     )
     fusion_k: int = Field(60, ge=1, le=1000, description="rrf fusion: the k of 1/(k + rank)")
+    url: str = Field("http://127.0.0.1:8080", description="http: the rerank server's base URL")
+    api: Literal["tei", "cohere"] = Field(
+        "tei", description="http: tei (POST /rerank, text-embeddings-inference) or cohere (POST /v1/rerank: "
+        "Cohere, Jina, llama.cpp's server, Infinity)",
+    )
+    api_key: str = Field("", description="http: bearer key; set it with NONSEQ_RERANK__API_KEY, never shown")
+    timeout: float = Field(30.0, gt=0, le=3600, description="http: seconds per request")
+    retries: int = Field(2, ge=0, le=10, description="http: retries on connection errors, timeouts, 429 and 5xx")
+    scores: Literal["auto", "probability", "logit"] = Field(
+        "auto", description="http: how to read the server's scores: probability (kept), logit (sigmoid), "
+        "auto (a logit when any score of a query falls outside [0,1], as llama.cpp's raw scores do)",
+    )
 
 
 class LLMSettings(Section):
@@ -279,7 +306,7 @@ class GateSettings(Section):
 
     min_chunks: int = Field(5, ge=0, description="Hard: research chunks needed")
     min_mean_score: float = Field(
-        0.25, ge=0, le=1, description="Mean rerank score of the top chunks (cross-encoder, fastembed)"
+        0.25, ge=0, le=1, description="Mean rerank score of the top chunks (cross-encoder, fastembed, http)"
     )
     min_mean_score_bi_encoder: float = Field(
         0.28, ge=0, le=1,
@@ -317,7 +344,9 @@ class WritingSettings(Section):
         0.0, ge=0, le=2, description="Sampling temperature for writing (0 = greedy: the same article every run)")
     retry: bool = Field(True, description="Retry a failing sentence once with less freedom")
     quote: bool = Field(True, description="Quote the source sentence when the retry fails too (else drop)")
-    min_sentences: int = Field(5, ge=0, description="Fewer sentences make the article a draft")
+    min_sentences: int = Field(8, ge=0, description="Fewer sentences make the article a draft (never padded)")
+    max_quoted_share: float = Field(
+        0.35, ge=0, le=1, description="A larger share of quotations makes a draft (a collage, not prose)")
     min_supported_share: float = Field(
         0.5, ge=0, le=1, description="A lower share of supported sentences makes a draft")
     echo_words: int = Field(
@@ -596,7 +625,7 @@ def render_toml(settings: Settings | None = None, comments: bool = True) -> str:
 
 
 #: Sections whose api_key is a secret, masked whenever settings are shown.
-SECRET_SECTIONS = ("qdrant", "llm")
+SECRET_SECTIONS = ("qdrant", "llm", "rerank")
 
 
 def masked(settings: Settings) -> Settings:

@@ -448,5 +448,5 @@ class Article:
     #: Written, or a draft when the reply failed the quality gate (see `reasons`).
     status: ArticleStatus = ArticleStatus.WRITTEN
     reasons: list[str] = field(default_factory=list)
-    #: How the writer made its sentences: generated, repaired, quoted, dropped.
+    #: How the writer made its sentences: quoted, verbatim, restated.
     made: dict[str, int] = field(default_factory=dict)

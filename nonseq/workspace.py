@@ -241,7 +241,7 @@ class Workspace:
         """The reranker (falls back, marked offline, when its model cannot be loaded)."""
         from nonseq.index.rerankers import build_reranker
 
-        reranker = build_reranker(self.settings.rerank, self.embedder, self.model_cache)
+        reranker = build_reranker(self.settings.rerank, self.embedder, self.model_cache, warn=self.warn)
         self._warn_reranker_offline(reranker)
         return reranker
 
@@ -254,8 +254,12 @@ class Workspace:
             with contextlib.suppress(OSError):
                 marker.unlink(missing_ok=True)
             return
-        key = self.settings.rerank.model_dump_json()
-        if marker.is_file() and marker.read_text(encoding="utf-8") == key:
+        key = self.settings.rerank.model_dump_json(exclude={"api_key"})
+        served = self.settings.rerank.backend == "http"  # a server that is down: said every time
+        if not served and marker.is_file() and marker.read_text(encoding="utf-8") == key:
+            return
+        if served:
+            self.warn(reranker.note)
             return
         self.warn(f"{reranker.note} (said once for this workspace; `nonseq doctor` repeats it)")
         with contextlib.suppress(OSError):

@@ -111,15 +111,18 @@ def test_knowledge_scale_smoke(tmp_path: Path, only_nonseq: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)
 def test_research_smoke(only_nonseq: Path) -> None:
-    got = bench(only_nonseq, "research", "--limit", "2", "--data", str(AEB), "--json")
+    got = bench(only_nonseq, "research", "--limit", "1", "--data", str(AEB), "--json", timeout=1800)
     assert set(got) == {"five", "fragments", "prose", "pages", "pdf"}
-    assert got["five"]["pages"] == 2 and all("goals" in v for v in got.values())
+    assert got["five"]["pages"] == 1 and got["fragments"]["paragraphs"] == 1000
+    assert all("goals" in v for v in got.values())
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)
 def test_night_smoke(only_nonseq: Path) -> None:
-    got = bench(only_nonseq, "night", "--limit", "1", "--max-tokens", "16", "--json")
+    got = bench(only_nonseq, "night", "--limit", "1", "--max-tokens", "16", "--json", timeout=1800)
     assert got["exit_code"] == 0 and len(got["topics"]) == 1
     assert {"seconds", "peak_rss_mb", "crashes"} <= set(got)
 

@@ -103,7 +103,7 @@ def test_demo_runs_offline_ends_written_and_gives_the_same_article_twice(cli: An
         assert isinstance(meta[figure], int)
     assert meta["sources_provided"] >= 2  # the relevant pages reached the plan
     assert meta["status"] == "written" and meta["sentences"] >= 8, meta  # issue 20: the demo ends written
-    assert set(meta["made"]) == {"generated", "repaired", "quoted", "dropped"}
+    assert set(meta["made"]) == {"quoted", "verbatim", "restated"}
     assert "## Sources" in body
     prompt = (isolated / "demo" / "articles" / meta["prompt"]).read_text(encoding="utf-8")
     assert "europa" in prompt.lower() and "## Write plan" in prompt

@@ -179,15 +179,15 @@ def test_a_short_plan_lets_in_the_best_sentences_under_the_floor_but_never_an_of
     assert all(s.topic >= 0.3 for u in everything.units for s in u.sentences)
 
 
-def test_invented_number_is_repaired_or_quoted_never_kept(embed: Any) -> None:
-    """A restatement with a number the source lacks is retried, then quoted; never in the article."""
+def test_invented_number_is_repaired_or_said_in_the_source_words_never_kept(embed: Any) -> None:
+    """A restatement with a number the source lacks is retried, then the source sentence is kept; never said."""
     plan = build_plan(make_pack(EUROPA[:1]), schema(), embed, PlanSettings())
     script = {"2,300 tons": ["The team saw about 9,999 tons of water vapour on one night.",
                              "The team saw 4,000 tons of water on one night."]}
     records = Composer(ScriptedLLM(script), Verifier(OverlapSupport(), 0.5), ComposeSettings()).run(plan)
     rec = next(r for r in records if "2,300" in r.unit.text)
-    assert rec.made == "quoted"
-    assert [a.kind for a in rec.attempts] == ["free", "literal", "quote"]
+    assert rec.made == "verbatim"
+    assert [a.kind for a in rec.attempts] == ["free", "literal", "verbatim"]
     assert "absent from the sources: 9999" in rec.attempts[0].verdict.reasons
     body = assemble(plan, records, headings=True)
     assert "9,999" not in body and "4,000" not in body and "2,300" in body
@@ -201,7 +201,7 @@ def test_good_restatement_is_generated_and_cited_by_the_plan(embed: Any) -> None
                        "in Hawaii [7]."]}
     records = Composer(ScriptedLLM(script), Verifier(OverlapSupport(), 0.5)).run(plan)
     rec = next(r for r in records if "Keck" in r.unit.text)
-    assert rec.made == "generated"
+    assert rec.made == "restated"
     body = assemble(plan, records, headings=True)
     assert "Keck Observatory in Hawaii [1]." in body and "[7]" not in body
     assert body.count("\n# ") == 0 and body.startswith("# ")
@@ -225,17 +225,17 @@ def test_a_weakly_supported_restatement_is_quoted_and_a_quotation_needs_no_score
                        "Scientists at the Keck Observatory in Hawaii found water vapour above Europa."]}
     weak = Composer(ScriptedLLM(script), Verifier(FixedSupport(0.6), WritingSettings().min_support)).run(plan)
     rec = next(r for r in weak if "Keck" in r.unit.text)
-    assert rec.made == "quoted" and [a.kind for a in rec.attempts] == ["free", "literal", "quote"]
+    assert rec.made == "verbatim" and [a.kind for a in rec.attempts] == ["free", "literal", "verbatim"]
     assert rec.attempts[0].verdict.reasons == ["support 0.60 < 0.70"]
     assert rec.attempts[-1].verdict.ok and rec.attempts[-1].verdict.support == 0.6
     echoed = [r for r in weak if r is not rec]  # the script echoes the other units: word for word their source
-    assert echoed and all(r.made == "generated" and r.attempts[0].verdict.support == 0.6 for r in echoed)
+    assert echoed and all(r.made == "verbatim" and r.attempts[0].verdict.support == 0.6 for r in echoed)
     speech = '"We found the next best thing: water in vapor form," Paganini added.'
     verifier = Verifier(FixedSupport(0.6), WritingSettings().min_support)
     assert verifier.check(quotation(speech, 40), [speech], quoted=True).ok  # not word for word, still a quotation
     assert not verifier.check(quotation(speech, 40), [speech]).ok
     lenient = Composer(ScriptedLLM(script), Verifier(FixedSupport(0.6), 0.5)).run(plan)
-    assert next(r for r in lenient if "Keck" in r.unit.text).made == "generated"
+    assert next(r for r in lenient if "Keck" in r.unit.text).made == "restated"
 
 
 KECK = "Scientists using the W. M. Keck Observatory in Hawaii detected water vapour above Europa."
@@ -243,11 +243,12 @@ KECK = "Scientists using the W. M. Keck Observatory in Hawaii detected water vap
 
 def retried_unit(embed: Any, line: str, script: dict[str, list[str]], key: str, reason: str) -> Any:
     """The record of the unit holding key when a scripted model writes a page (KECK, then line): the
-    model's first wording failed the rules for reason alone, and the retry was used."""
+    model's first wording failed the rules for reason (among others), and the retry was used."""
     plan = build_plan(make_pack([f"{KECK}\n{line}"]), schema(), embed, PlanSettings())
     records = Composer(ScriptedLLM(script), Verifier(OverlapSupport(), 0.5)).run(plan)
     rec = next(r for r in records if key in r.unit.text)
-    assert rec.made == "repaired" and rec.attempts[0].verdict.reasons == [reason], rec
+    assert [a.kind for a in rec.attempts] == ["free", "literal"] and rec.text == rec.attempts[1].output, rec
+    assert reason in rec.attempts[0].verdict.reasons, rec
     return rec
 
 
@@ -284,8 +285,8 @@ def test_a_restatement_that_brings_in_words_is_retried_and_a_synonym_stays(embed
     source = "Consumers who sought help on launch day faced telephone wait times that exceeded two hours."
     assert verifier.check("Consumers who sought help on launch day faced phone wait times that exceeded two hours.",
                           [source]).ok  # one new word: a synonym
-    assert verifier.check("Consumers flooded the phone lines on launch day, with waits over two hours.",
-                          [source]).reasons == ["brings in words: flood, phone, line"]
+    assert "brings in words: flood, phone, line" in verifier.check(
+        "Consumers flooded the phone lines on launch day, with waits over two hours.", [source]).reasons
 
 
 def test_a_restatement_that_drops_an_attribution_is_retried_and_one_that_keeps_it_stays(embed: Any) -> None:
@@ -301,7 +302,7 @@ def test_a_restatement_that_drops_an_attribution_is_retried_and_one_that_keeps_i
         "attribution lost: reported"]
     assert verifier.check("Officials say the plague outbreak in Inner Mongolia had been contained.", [source]).ok
     other = "Vindman reported to Morrison after the plague outbreak in Inner Mongolia."  # not an attribution
-    assert verifier.check("Vindman answered to Morrison after the plague outbreak in Inner Mongolia.", [other]).ok
+    assert verifier.check("Vindman reported to Morrison after the Inner Mongolia plague outbreak.", [other]).ok
     restated = "The Inner Mongolia plague outbreak had been contained."
     pair = ["The plague outbreak in Inner Mongolia had been contained.", "Officials told reporters little else."]
     assert verifier.check(restated, pair).ok  # the attributed sentence is not the one restated
@@ -331,32 +332,32 @@ def test_a_restatement_that_turns_a_direction_around_is_retried_and_a_same_direc
 
 
 def test_junk_reply_is_never_kept(embed: Any) -> None:
-    """A reply that echoes the instruction or is empty ends as a quotation of the source."""
+    """A reply that echoes the instruction or is empty ends as the source's own sentence."""
     plan = build_plan(make_pack(EUROPA[:1]), schema(), embed, PlanSettings())
     llm = ScriptedLLM({"": ["Here is the rewritten sentence:", ""] * 10})
     records = Composer(llm, Verifier(OverlapSupport(), 0.5)).run(plan)
-    assert records and all(r.made in ("quoted", "dropped") for r in records)
-    assert all(r.text.startswith("“") for r in records if r.made == "quoted")
+    assert records and all(r.made in ("verbatim", "dropped") for r in records)
+    assert all(r.text == " ".join(s.text for s in r.unit.sentences) for r in records if r.made == "verbatim")
 
 
 def test_quotation_of_reported_speech() -> None:
-    """Reported speech keeps its words and gets one pair of quotation marks."""
+    """Direct speech keeps its words and gets one pair of quotation marks; reported speech gets none."""
     q = quotation('"We found the next best thing: water in vapor form," Paganini added.', 40)
     assert q == "Paganini added: “We found the next best thing: water in vapor form”"
     tail = 'The public should know the benefits and harms of marijuana," Martins said."'
     assert quotation(tail, 40) == "Martins said: “The public should know the benefits and harms of marijuana”"
     inner = 'He called the ruling a "disgrace," and vowed to appeal, his lawyer said.'
-    assert quotation(inner, 40) == "“He called the ruling a 'disgrace,' and vowed to appeal, his lawyer said”"
+    assert quotation(inner, 40) == inner  # reported speech: never put in quotation marks
 
 
 def test_quotation_drops_a_news_dateline() -> None:
     """A lead's `(Reuters) — ` or `WASHINGTON (AP) - ` is no part of what the sentence says."""
     assert quotation("(Reuters) — The New York State Attorney General is investigating WeWork.", 40) == (
-        "“The New York State Attorney General is investigating WeWork”")
+        "The New York State Attorney General is investigating WeWork.")
     assert quotation("WASHINGTON (AP) - The Senate passed the bill after a long debate.", 40) == (
-        "“The Senate passed the bill after a long debate”")
+        "The Senate passed the bill after a long debate.")
     assert quotation("The agency (NASA) said the launch would slip.", 40) == (
-        "“The agency (NASA) said the launch would slip”")
+        "The agency (NASA) said the launch would slip.")
 
 
 # -- writing end to end through the Python API, with a model scripted in process --------------------
@@ -407,18 +408,23 @@ def _write(model: ScriptedModel, which: str) -> tuple[dict[str, Any], str]:
 
 
 def test_write_verifies_every_sentence_whatever_the_model(cli: Any, researched: Path, model: ScriptedModel) -> None:
-    """Good sentences stay the model's; invented years and junk are quoted from the source instead."""
+    """Good sentences stay (this model repeats its source: verbatim); invented years and junk give way to
+    the source's own sentences."""
     meta, body = _write(model, "good")
     made = meta["made"]
-    assert meta["status"] == "written" and meta["supported_share"] >= 0.9, meta
-    assert made["generated"] >= 8 and made["quoted"] == 0 and made["dropped"] == 0
+    assert meta["status"] == "written" and meta["supported_share"] >= 0.9, (meta, body)
+    assert set(made) == {"quoted", "verbatim", "restated"} and made["verbatim"] >= 8 and made["quoted"] == 0
     assert {"n", "title", "url"} <= set(meta["sources"][0]) and meta["sentences"] >= 8
     prompt = (researched / "articles" / meta["prompt"]).read_text(encoding="utf-8")
-    assert "## Write plan" in prompt and "### Left out" in prompt and "generated:" in prompt
+    assert "## Write plan" in prompt and "### Left out" in prompt and "verbatim:" in prompt
+    assert "sentences:" in meta["summary"] and "an estimate" in meta["summary"]
+    rows = json.loads(cli("articles", "review", Path(meta["slug"]).name, "--json").stdout)
+    assert len(rows) >= 8 and {"sentence", "made", "sources"} <= set(rows[0])
+    assert all(src["text"] and src["n"] in {s["n"] for s in meta["sources"]} for r in rows for src in r["sources"])
     for which in ("inventor", "junk"):
         meta, body = _write(model, which)
-        assert meta["made"]["generated"] == meta["made"]["repaired"] == 0, (which, meta["made"])
-        assert meta["made"]["quoted"] >= 8 and meta["status"] == "written"
+        assert meta["made"]["restated"] == 0, (which, meta["made"])
+        assert meta["made"]["verbatim"] >= 8 and meta["status"] == "written"
         assert "1850" not in body and "Sure" not in body and "rewritten" not in body
     plan = json.loads(cli("inspect", "1", "--json").stdout)["plan"]
     assert plan["sections"] and all(u["sentences"] for s in plan["sections"] for u in s["units"])
@@ -457,5 +463,5 @@ def test_an_unusable_articles_folder_costs_no_generation_and_a_broken_one_keeps_
     path = Path(saved["article"]["path"])
     assert path.parent == articles and path.is_file() and saved["stage"] == "written"
     meta = yaml.safe_load(path.read_text(encoding="utf-8").split("---\n", 2)[1])
-    assert (articles / meta["prompt"]).is_file() and meta["made"]["generated"] >= 8
+    assert (articles / meta["prompt"]).is_file() and sum(meta["made"].values()) >= 8
     assert not list((researched / ".nonseq" / "unsaved").glob("*.md"))

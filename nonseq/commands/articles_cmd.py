@@ -1,4 +1,5 @@
-"""`nonseq articles list|show`: what has been written, with its grounding figures."""
+"""`nonseq articles list|show|review|export`: what has been written, with its grounding figures and
+sources, and exporting it as HTML, DOCX or PDF."""
 
 from __future__ import annotations
 
@@ -10,7 +11,11 @@ from nonseq.commands._common import workspace
 from nonseq.ui import console as out
 from nonseq.ui.console import print_json
 
-articles_app = typer.Typer(help="Written articles: list them, print one.", no_args_is_help=True)
+#: The largest file `articles show` prints (a written article is a few KB).
+MAX_ARTICLE_BYTES = 10_000_000
+
+articles_app = typer.Typer(help="Written articles: list them, print one, export one.",
+                           no_args_is_help=True)
 
 
 @articles_app.command("list")
@@ -56,14 +61,56 @@ def show(
     as_json: Annotated[bool, typer.Option("--json", help="Front matter and body as JSON")] = False,
 ) -> None:
     """Print an article."""
+    from nonseq.errors import UsageError
+    from nonseq.text.files import read_utf8_file
     from nonseq.writing.articles import find_article, read_article
 
     path = find_article(workspace(ctx).articles_dir, ref)
+    text = read_utf8_file(path, MAX_ARTICLE_BYTES, "an article")  # a binary or huge file is one line
+    if not text.startswith("---\n"):
+        raise UsageError(f"{out.plain(str(path))} is not an article (no front matter)")
     if as_json:
         meta, body = read_article(path)
         print_json({"path": str(path), "meta": meta, "body": body})
         return
-    typer.echo(out.plain(path.read_text(encoding="utf-8")), nl=False)
+    typer.echo(out.plain(text), nl=False)
+
+
+@articles_app.command("export")
+def export(
+    ctx: typer.Context,
+    ref: Annotated[str, typer.Argument(help="Slug (or slug-2...), file name or path")],
+    fmt: Annotated[str, typer.Option("--format", "-f", help="html, docx or pdf")],
+    out: Annotated[str | None, typer.Option("--out", "-o", help="File or folder; default: beside the article")] = None,
+    draft: Annotated[bool, typer.Option("--draft", help="Export a draft too (marked DRAFT)")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing file")] = False,
+) -> None:
+    """Export an article as HTML, DOCX or PDF: title, headings, linked [n] citations, sources, metadata."""
+    from nonseq.writing.export import export_article
+
+    path = export_article(workspace(ctx).articles_dir, ref, fmt.lower(), out=out, draft=draft, force=force,
+                          warn=lambda line: typer.echo(f"warning: {line}", err=True))
+    typer.echo(f"exported: {path}")
+
+
+@articles_app.command("review")
+def review(
+    ctx: typer.Context,
+    ref: Annotated[str, typer.Argument(help="Slug (or slug-2...), file name or path")],
+    as_json: Annotated[bool, typer.Option("--json", help="A list of {sentence, made, sources: [{n, text}]}")] = False,
+) -> None:
+    """Each sentence beside the source sentence(s) it came from, restated ones first."""
+    from nonseq.writing.articles import find_article, read_review
+
+    rows = read_review(find_article(workspace(ctx).articles_dir, ref))
+    if as_json:
+        print_json(rows)
+        return
+    for k, row in enumerate(rows, 1):
+        typer.echo(out.plain(f"{k}. [{row['made']}] {row['sentence']}"))
+        for src in row["sources"]:
+            typer.echo(out.plain(f"     [{src['n']}] {src['text']}"))
+    typer.echo(f"{len(rows)} sentence(s); {sum(r['made'] == 'restated' for r in rows)} restated (listed first)")
 
 
 def register(app: typer.Typer) -> None:

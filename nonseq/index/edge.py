@@ -42,8 +42,16 @@ EDGE_DIR = "edge"
 META_FILE = "nonseq.json"
 SHARD_CONFIG = "edge_config.json"
 WORKSPACE_FILE = "workspace.json"
-REBUILD, OLD, DROPPED = ".rebuild.", ".old.", ".dropped."
+REBUILD, OLD, DROPPED, CREATING = ".rebuild.", ".old.", ".dropped.", ".creating."
+#: Free space kept on the store's disk: the engine grows its memory-mapped files and WAL in pieces of up
+#: to 32 MB, and a write into a mapping the disk cannot back is a SIGBUS, not an error.
+MIN_FREE_BYTES = 256 * 2**20
+#: Points read (with vectors and payloads) when a collection's files are checked.
+SAMPLE_POINTS = 64
 _FOLDER_RE = re.compile(r"[a-z0-9_]{1,128}")
+#: Engine errors that mean a collection's files are damaged (a truncated vector file, garbage in a page).
+_DAMAGE = re.compile(r"not readable|decompress|lz4|corrupt|unexpected end|fill whole buffer|deserializ|checksum|"
+                     r"out of bounds|truncat|invalid (?:data|magic|header)", re.IGNORECASE)
 
 
 def _q() -> Any:
@@ -142,7 +150,7 @@ class EdgeStore(VectorStore):
                 else:
                     shutil.rmtree(entry, ignore_errors=True)
         for entry in sorted(base.iterdir()):
-            if entry.name.startswith(DROPPED):
+            if entry.name.startswith((DROPPED, CREATING)):
                 shutil.rmtree(entry, ignore_errors=True)
             elif entry.name.startswith(OLD):
                 name = entry.name[len(OLD):]
@@ -193,6 +201,7 @@ class EdgeStore(VectorStore):
 
     def load_shard(self, folder: Path, name: str) -> Any:
         """Open a shard folder; a damaged one is one line naming it and the fix."""
+        ensure_free_space(self.root, 0)
         try:
             return _q().EdgeShard.load(str(folder))
         except Exception as exc:  # qdrant_edge raises plain Exception
@@ -208,7 +217,10 @@ class EdgeStore(VectorStore):
         except Exception as exc:
             if isinstance(exc, ValueError | StoreError | WorkspaceBusyError):
                 raise
-            raise BackendError(f"qdrant-edge, collection {name}: {one_line(exc)}") from None
+            if _DAMAGE.search(str(exc)):
+                raise StoreError(damaged(name, self._dir(name), one_line(exc))) from None
+            raise BackendError(f"qdrant-edge, collection {name}: {one_line(exc)} (if it repeats, "
+                               "`nonseq store rebuild` rebuilds the collection from the database)") from None
 
     # -- collections -------------------------------------------------------------------------
     def exists(self, name: str) -> bool:
@@ -226,7 +238,14 @@ class EdgeStore(VectorStore):
         if not _FOLDER_RE.fullmatch(name):
             raise ValueError(f"invalid collection name {name!r}")
         self._close_shard(name)
-        self._shards[name] = new_shard(self._dir(name), dim, trigger, meta, indexed=not name.startswith("persona_"))
+        ensure_free_space(self.root, 0)
+        # Built beside the others with its nonseq.json, then renamed into place: a kill never leaves a
+        # collection without its recorded model and dimension.
+        making = self._dir(name).with_name(f"{CREATING}{name}")
+        new_shard(making, dim, trigger, meta, indexed=not name.startswith("persona_")).close()
+        shutil.rmtree(self._dir(name), ignore_errors=True)
+        os.replace(making, self._dir(name))
+        self._shards[name] = self.load_shard(self._dir(name), name)
 
     def metadata(self, name: str) -> dict[str, Any]:
         """The embedding model and dimension recorded on a collection."""
@@ -234,10 +253,15 @@ class EdgeStore(VectorStore):
             raise ValueError(f"Collection {name} not found")
         path = self._dir(name) / META_FILE
         try:
-            meta = read_json(path) if path.is_file() else {}
+            meta = read_json(path)
+        except FileNotFoundError:
+            raise StoreError(damaged(name, self._dir(name), f"{META_FILE} is missing (no recorded model or "
+                                                            "dimension)")) from None
         except (OSError, ValueError) as exc:
             raise StoreError(damaged(name, self._dir(name), f"{META_FILE}: {one_line(exc)}")) from None
         meta.pop("complete", None)
+        if not isinstance(meta.get("dim"), int):
+            raise StoreError(damaged(name, self._dir(name), f"{META_FILE} records no embedding dimension"))
         return meta
 
     def drop(self, name: str) -> None:
@@ -270,7 +294,7 @@ class EdgeStore(VectorStore):
         """Upsert raw points in batches (each batch is applied, and in the WAL, on return)."""
         shard = self._shard(name)
         self.generation += 1
-        return write_batches(shard, points, self.batch_size, lambda: self._calling(name))
+        return write_batches(shard, points, self.batch_size, lambda: self._calling(name), self.root)
 
     def count(self, name: str, match: dict[str, Any] | None = None) -> int:
         """Exact number of points (0 for a missing collection)."""
@@ -306,9 +330,27 @@ class EdgeStore(VectorStore):
             if offset is None:
                 return
 
+    def read_sample(self, name: str, k: int = SAMPLE_POINTS) -> int:
+        """Read up to k points spread over a collection, with vectors and payloads; a damaged file is a
+        StoreError naming `nonseq store rebuild`. Returns how many were read."""
+        ids = sorted(self.point_ids(name))
+        if not ids:
+            return 0
+        picks = sorted(set(ids[:: max(1, len(ids) // k)][:k]) | {ids[-1]})
+        q, shard = _q(), self._shard(name)
+        try:
+            for pid in picks:
+                records, _ = shard.scroll(q.ScrollRequest(offset=pid, limit=1, with_payload=True, with_vector=True))
+                for record in records:
+                    _point(record)
+        except Exception as exc:  # qdrant_edge raises plain Exception
+            raise StoreError(damaged(name, self._dir(name), one_line(exc))) from None
+        return len(picks)
+
     def _delete_where(self, name: str, must: dict[str, Any], must_any: dict[str, Sequence[Any]],
                       must_not_any: dict[str, Sequence[Any]]) -> int:
         """Count and delete the matching points (one filter, on the payload indexes)."""
+        ensure_free_space(self.root, 0)
         q, shard = _q(), self._shard(name)
         flt = edge_filter(must, must_any=must_any, must_not_any=must_not_any)
         with self._calling(name):
@@ -395,21 +437,54 @@ def new_shard(folder: Path, dim: int, trigger: bool, meta: dict[str, Any], *, in
     return shard
 
 
+def free_bytes(folder: Path) -> int:
+    """Free bytes on the disk holding `folder` (for the caller: the store's free-space probe)."""
+    return shutil.disk_usage(folder).free
+
+
+def ensure_free_space(folder: Path, needed: int) -> None:
+    """A one-line StoreError unless the disk keeps MIN_FREE_BYTES free after `needed` more bytes."""
+    try:
+        free = free_bytes(folder)
+    except OSError:
+        return  # no probe on this system: the engine's own errors stand
+    if free - needed < MIN_FREE_BYTES:
+        raise StoreError(f"the disk holding the vector store {folder} is (nearly) full: {free / 2**20:,.0f} MB free, "
+                         f"{(needed + MIN_FREE_BYTES) / 2**20:,.0f} MB needed; nothing was written. Free some "
+                         "space, then run the command again")
+
+
+def _batch_bytes(batch: list[RawPoint]) -> int:
+    """A generous estimate of what a batch adds to the store's files (vectors, payloads, WAL, twice)."""
+    size = 0
+    for _, vectors, payload in batch:
+        for vector in vectors.values():
+            size += 8 * len(vector.indices if hasattr(vector, "indices") else vector)
+        size += len(str(payload))
+    return 2 * size
+
+
 def write_batches(shard: Any, points: Iterable[RawPoint], size: int,
-                  calling: Callable[[], contextlib.AbstractContextManager[None]]) -> int:
-    """Upsert raw points into a shard, `size` a call; returns how many."""
+                  calling: Callable[[], contextlib.AbstractContextManager[None]], root: Path) -> int:
+    """Upsert raw points into a shard, `size` a call, free space checked before each; returns how many."""
     q = _q()
-    batch: list[Any] = []
+    batch: list[RawPoint] = []
     done = 0
-    for pid, vectors, payload in points:
-        batch.append(q.Point(pid, edge_vectors(vectors), payload))
+
+    def flush() -> None:
+        """Write the batch once the disk has room for it."""
+        ensure_free_space(root, _batch_bytes(batch))
+        with calling():
+            shard.update(q.UpdateOperation.upsert_points(
+                [q.Point(pid, edge_vectors(vectors), payload) for pid, vectors, payload in batch]))
+
+    for point in points:
+        batch.append(point)
         if len(batch) >= size:
-            with calling():
-                shard.update(q.UpdateOperation.upsert_points(batch))
+            flush()
             done, batch = done + len(batch), []
     if batch:
-        with calling():
-            shard.update(q.UpdateOperation.upsert_points(batch))
+        flush()
         done += len(batch)
     return done
 
@@ -451,7 +526,8 @@ class EdgeStaging(Staging):
 
     def write_points(self, points: Iterable[RawPoint]) -> int:
         """Add raw points to the copy; returns how many."""
-        done = write_batches(self.shard, points, self.store.batch_size, lambda: self.store._calling(self.name))
+        done = write_batches(self.shard, points, self.store.batch_size, lambda: self.store._calling(self.name),
+                             self.store.root)
         self.written += done
         return done
 

@@ -1,4 +1,5 @@
-"""Reranker models behind one interface (scores in [0,1]): cross-encoder, fastembed ONNX, bi-encoder."""
+"""Reranker models behind one interface (scores in [0,1]): cross-encoder, fastembed ONNX, a served
+reranker over HTTP, bi-encoder."""
 
 from __future__ import annotations
 
@@ -233,28 +234,47 @@ BACKENDS: dict[str, Callable[[RerankSettings], Reranker]] = {
     "cross-encoder": CrossEncoderReranker,
     "fastembed": FastEmbedReranker,
 }
+#: Backends that can fail to load and then run the fallback.
+LOADED = ("cross-encoder", "fastembed", "http")
 
 
-def build_reranker(settings: RerankSettings, embedder: Any, cache: ModelCache = SHARED) -> Reranker:
-    """The configured reranker; a model that cannot be loaded falls back (marked offline, with a note)."""
+def fallback_reranker(settings: RerankSettings, embedder: Any, exc: Exception) -> Reranker:
+    """The [rerank] fallback, marked offline, its note saying why and how to fix it."""
+    from nonseq.index.served import how_to_reach
+
+    fix = how_to_reach(settings) if settings.backend == "http" else how_to_fix(settings)
+    note = f"reranker offline: {exc}; using the {settings.fallback} fallback (to fix: {fix})"
+    if settings.fallback == "bi-encoder":
+        return BiEncoderReranker(embedder, offline=True, note=note)
+    return NullReranker(offline=True, note=note)
+
+
+def build_reranker(settings: RerankSettings, embedder: Any, cache: ModelCache = SHARED,
+                   warn: Callable[[str], None] | None = None) -> Reranker:
+    """The configured reranker; a model that cannot be loaded falls back (marked offline, with a note).
+
+    A served reranker (http) is asked once here; if it stops answering later, it switches to the
+    fallback then (saying so through `warn`).
+    """
     if settings.backend == "bi-encoder":
         return BiEncoderReranker(embedder)
     if settings.backend == "none":
         return NullReranker(offline=True, note="reranking disabled ([rerank] backend = none)")
     try:
+        if settings.backend == "http":
+            from nonseq.index.served import HttpReranker
+
+            served = HttpReranker(settings, lambda exc: fallback_reranker(settings, embedder, exc), warn)
+            served.probe()
+            return served
         return cache.get("reranker", settings.model_dump_json(), lambda: BACKENDS[settings.backend](settings))
     except BackendError as exc:
-        fallback = settings.fallback
-        note = (f"reranker offline: {exc}; using the {fallback} fallback "
-                f"(to fix: {how_to_fix(settings)})")
-        if fallback == "bi-encoder":
-            return BiEncoderReranker(embedder, offline=True, note=note)
-        return NullReranker(offline=True, note=note)
+        return fallback_reranker(settings, embedder, exc)
 
 
 def fell_back(settings: RerankSettings, reranker: Reranker) -> bool:
-    """True when the configured model could not be loaded and a fallback runs instead."""
-    return reranker.offline and settings.backend in ("cross-encoder", "fastembed")
+    """True when the configured model could not be loaded (or served) and a fallback runs instead."""
+    return reranker.offline and settings.backend in LOADED
 
 
 def check_reranker(reranker: Reranker) -> str:
@@ -263,4 +283,5 @@ def check_reranker(reranker: Reranker) -> str:
         reranker.score("health check", ["a passage about health checks"])
     if reranker.offline:
         return f"OFFLINE, using {reranker.name}: {reranker.note}"
-    return f"{reranker.name} loaded"
+    where = getattr(reranker, "where", "")
+    return f"{reranker.name} answers at {where}" if where else f"{reranker.name} loaded"

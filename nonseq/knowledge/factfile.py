@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -21,6 +22,8 @@ from nonseq.models import FactStatus
 
 #: The longest line read (one fact with its quote, decisions and corroborating sources).
 MAX_LINE_BYTES = 1_000_000
+#: The largest integer magnitude a line may hold anywhere (exact in JSON and in SQLite's 64-bit integers).
+MAX_INT = 2**53
 #: Fields that belong to one workspace: whatever a line says, an imported fact starts without them.
 LOCAL_FIELDS = {"id": 0, "topic_id": None, "point_id": "", "collection": ""}
 #: Fields a fact cannot do without.
@@ -75,6 +78,19 @@ def _invalid(path: Path, number: int, problem: str) -> UsageError:
     return UsageError(f"{path}:{number}: not a fact export line: {problem}; nothing was imported")
 
 
+def _big_integer(value: Any, where: str = "") -> str:
+    """The first integer (at any depth) beyond ±MAX_INT, as a problem phrase; "" when there is none."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INT:
+        shown = str(value) if len(str(value)) <= 24 else f"{str(value)[:20]}... ({len(str(value))} digits)"
+        return f"field {where!r}: {shown} is out of range (at most ±2**53)"
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        found = _big_integer(item, f"{where}.{key}" if where else str(key))
+        if found:
+            return found
+    return ""
+
+
 def parse_line(path: Path, number: int, line: bytes, categories: Sequence[str],
                read: TypeAdapter[FactRecord]) -> FactRecord:
     """One line as a FactRecord; a UsageError naming the line and what is wrong with it."""
@@ -87,6 +103,9 @@ def parse_line(path: Path, number: int, line: bytes, categories: Sequence[str],
     for key in REQUIRED:
         if not getattr(fact, key).strip():
             raise _invalid(path, number, f"field {key!r} is missing or empty")
+    big = _big_integer(vars(fact))
+    if big:
+        raise _invalid(path, number, big)
     if fact.support is not None and not 0.0 <= fact.support <= 1.0:
         raise _invalid(path, number, f"field 'support': {fact.support:g} is not between 0 and 1")
     if fact.category not in categories:

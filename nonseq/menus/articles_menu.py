@@ -1,4 +1,4 @@
-"""The Articles menu: list (stage, grounding figures), show one, write a draft again."""
+"""The Articles menu: list (stage, grounding figures), show one, export one, write a draft again."""
 
 from __future__ import annotations
 
@@ -6,14 +6,16 @@ from typing import TYPE_CHECKING, Any
 
 from rich.markup import escape
 
-from nonseq.menus.widgets import MenuContext, choose, pause, pick_from, run_action
+from nonseq.menus.widgets import MenuContext, choose, confirm, pause, pick_from, run_action
 from nonseq.ui.articles import articles_table, stage_of
 from nonseq.ui.console import console
 
 if TYPE_CHECKING:
     from nonseq.workspace import Workspace
 
-ARTICLES = [("s", "Show an article"), ("w", "Write a draft again")]
+ARTICLES = [("s", "Show an article"), ("e", "Export an article (HTML, DOCX, PDF)"),
+            ("w", "Write a draft again")]
+FORMATS = [("h", "HTML"), ("d", "DOCX (Word)"), ("p", "PDF")]
 
 
 def _rows(ws: Workspace) -> list[dict[str, Any]]:
@@ -42,6 +44,10 @@ def run(ctx: MenuContext) -> None:
             ref = pick_from("Which article?", [(r["file"], f"{r['file']} {r.get('title', '')}") for r in good])
             if ref:
                 show(ctx, ref)
+        elif key == "e":
+            row = pick_from("Which article?", [(r, f"{r['file']} {r.get('title', '')}") for r in good])
+            if row:
+                export(ctx, row["file"], draft=stage_of(row) == "draft")
         else:
             drafts = [r for r in good if stage_of(r) == "draft"]
             if not drafts:
@@ -66,4 +72,30 @@ def show(ctx: MenuContext, ref: str) -> None:
     text = run_action(ctx, read, name="articles show", lock=False)
     if text is not None:
         console.print(escape(text), soft_wrap=True)
+    pause()
+
+
+def export(ctx: MenuContext, ref: str, *, draft: bool) -> None:
+    """Export one article beside it (`nonseq articles export REF --format ...`), asking before replacing."""
+    from nonseq.writing.export import target_path
+
+    key = choose("Export as", FORMATS)
+    if key is None:
+        return
+    fmt = {"h": "html", "d": "docx", "p": "pdf"}[key]
+    if draft and not confirm("This is a draft: export it marked DRAFT?"):
+        return
+
+    def run(ws: Workspace) -> str:
+        """Export, replacing an earlier export only if the person agrees."""
+        from nonseq.writing.articles import find_article
+        from nonseq.writing.export import export_article
+
+        target = target_path(find_article(ws.articles_dir, ref), fmt, None)
+        force = target.exists() and confirm(f"{target.name} exists: replace it?")
+        return str(export_article(ws.articles_dir, ref, fmt, draft=draft, force=force))
+
+    path = run_action(ctx, run, name="articles export", lock=False)
+    if path is not None:
+        console.print(f"exported: {escape(path)}", soft_wrap=True)
     pause()

@@ -25,11 +25,11 @@ def run(ctx: MenuContext) -> None:
 
 def show_config(ctx: MenuContext) -> None:
     """The effective settings (`nonseq config show`)."""
-    from nonseq.config import render_toml
+    from nonseq.config import masked, render_toml
 
     settings = ctx.state.settings
     console.print(f"[bold]config:[/bold] {settings.source or '(built-in defaults)'}")
-    console.print(escape(render_toml(settings, comments=False)), soft_wrap=True)
+    console.print(escape(render_toml(masked(settings), comments=False)), soft_wrap=True)  # keys as ***
     pause()
 
 

@@ -52,7 +52,7 @@ def check_db(ws: Workspace) -> str:
 def check_store(ws: Workspace) -> str:
     """The store opens and is this workspace's; each collection reads (a server: its vector setup); no point
     SQLite expects is missing."""
-    from nonseq.pipeline.rebuild import missing_points
+    from nonseq.pipeline.rebuild import check_readable, missing_points
 
     store = ws.store
     names = store.collections()
@@ -60,6 +60,7 @@ def check_store(ws: Workspace) -> str:
     for name in names:
         points += store.count(name)
         check_vectors(store, name)
+        check_readable(store, name)
     gaps = missing_points(ws)
     if gaps:
         lacking = ", ".join(f"{name} {n}" for name, n in gaps.items())

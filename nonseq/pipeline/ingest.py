@@ -10,6 +10,7 @@ file whose chunks are all indexed under the same stamp is not read again; a chan
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import time
@@ -28,7 +29,7 @@ from nonseq.research.domains import registrable_domain
 from nonseq.research.extract import Document, Extraction, Extractor, guess_content_type
 from nonseq.research.fetch import PDF_TYPE
 from nonseq.research.paged import DOCUMENT_KINDS, HTML, MARKDOWN, TEXT_KINDS, Limits, PagedDocument
-from nonseq.text.files import read_text_file
+from nonseq.text.files import open_regular, read_text_file
 
 #: Payload keys of a local file's chunks: its file:// URL, its stamp (size:mtime), its chunk count.
 FILE_KEY, STAMP_KEY, COUNT_KEY = "file", "file_stamp", "file_chunks"
@@ -114,7 +115,7 @@ def collect_files(paths: Iterable[str | Path], settings: ResearchSettings) -> tu
     for given in paths:
         root = Path(given).expanduser()
         if root.is_dir():
-            for path in _walk(root):
+            for path in _walk(root, report):
                 _add(path, str(path), settings, pages, report, seen, named=False)
         elif not root.exists():
             raise UsageError(f"no such file or folder: {given}")
@@ -124,10 +125,17 @@ def collect_files(paths: Iterable[str | Path], settings: ResearchSettings) -> tu
     return pages, report
 
 
-def _walk(root: Path) -> list[Path]:
-    """Every regular file under a folder, sorted, hidden entries and folder links left out."""
+def _walk(root: Path, report: FileReport) -> list[Path]:
+    """Every file under a folder, sorted, hidden entries and folder links left out; a folder that
+    cannot be listed is reported as skipped with its reason."""
     found: list[Path] = []
-    for folder, dirs, files in os.walk(root):
+
+    def unreadable(exc: OSError) -> None:
+        """Name the folder os.walk could not list."""
+        report.skipped.append(SkippedFile(str(exc.filename or root), str(Outcome.ERROR),
+                                          f"folder not readable: {exc.strerror or type(exc).__name__}"))
+
+    for folder, dirs, files in os.walk(root, onerror=unreadable):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         found += [Path(folder) / f for f in sorted(files) if not f.startswith(".")]
     return found
@@ -137,7 +145,7 @@ def _add(path: Path, shown: str, settings: ResearchSettings, pages: list[LocalPa
          seen: set[Path], *, named: bool) -> None:
     """Classify one file: a page to read, or skipped (a UsageError when the user named it)."""
     try:
-        resolved = path.resolve()
+        resolved = _resolve(path)
         if resolved in seen:
             return
         seen.add(resolved)
@@ -164,13 +172,24 @@ class _Refused(Exception):
         self.outcome, self.reason = outcome, reason
 
 
+def _resolve(path: Path) -> Path:
+    """The file's real path; _Refused for a symlink loop or a link that cannot be followed."""
+    try:
+        return path.resolve()
+    except RuntimeError:  # Python < 3.13: "Symlink loop from ..."
+        raise _Refused(Outcome.ERROR, "symlink loop") from None
+    except OSError as exc:
+        reason = "symlink loop" if exc.errno == errno.ELOOP else f"cannot read: {exc.strerror or type(exc).__name__}"
+        raise _Refused(Outcome.ERROR, reason) from None
+
+
 def _inspect(path: Path, shown: str, settings: ResearchSettings) -> LocalFile:
     """The file's kind (from its first bytes), size and stamp; _Refused when it is not to be read."""
     try:
         if not path.is_file():
             raise _Refused(Outcome.ERROR, "not a regular file")
-        stat = path.stat()
-        with path.open("rb") as fh:
+        with open_regular(path) as fh:  # a FIFO put in its place is refused, never waited on
+            stat = os.fstat(fh.fileno())
             head = fh.read(HEAD_BYTES)
             if head.startswith(b"PK\x03\x04") and stat.st_size <= settings.max_document_bytes:
                 head += fh.read()  # a ZIP's kind is in its member list, at its end

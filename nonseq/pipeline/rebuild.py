@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
+from itertools import islice
 from typing import Any
 
 from nonseq import chunk_records, queue
 from nonseq.db import transaction
-from nonseq.errors import NonseqError, StoreError, UsageError
+from nonseq.errors import BackendError, NonseqError, StoreError, UsageError
 from nonseq.events import Kind, Progress, Step, emit
 from nonseq.index.vector_store import VectorStore, persona_collection
 from nonseq.knowledge import records
@@ -24,6 +25,8 @@ from nonseq.workspace import Workspace, belongs
 
 #: Points written per batch of a rebuild.
 REBUILD_BATCH = 256
+#: Points read with their vectors and payloads when a collection is checked (doctor, store rebuild).
+SAMPLE_POINTS = 64
 
 
 @dataclass
@@ -79,12 +82,30 @@ def rebuild_store(ws: Workspace, progress: Progress | None = None) -> RebuildRep
     return report
 
 
-def _present_or_drop(store: VectorStore, name: str, report: RebuildReport) -> set[str]:
-    """The ids a collection holds; a damaged collection is dropped (and rebuilt whole)."""
+def check_readable(store: VectorStore, name: str) -> None:
+    """Read a sample of a collection's points with their vectors and payloads (its metadata first); a
+    damaged file is a StoreError naming `nonseq store rebuild`."""
+    store.metadata(name)
+    sample = getattr(store, "read_sample", None)  # the embedded store spreads its sample over the collection
     try:
-        store.metadata(name) if store.exists(name) else None
+        if sample is not None:
+            sample(name)
+        else:
+            for _ in islice(store.iter_points(name, vectors=True, page=SAMPLE_POINTS), SAMPLE_POINTS):
+                pass
+    except BackendError as exc:
+        raise StoreError(f"vector collection {name} cannot be read ({exc}); run `nonseq store rebuild` "
+                         "to rebuild it from the database") from None
+
+
+def _present_or_drop(store: VectorStore, name: str, report: RebuildReport) -> set[str]:
+    """The ids a collection holds; a collection that fails to read (metadata, a sample of its vectors and
+    payloads, its ids) is dropped and rebuilt whole."""
+    try:
+        if store.exists(name):
+            check_readable(store, name)
         return present_ids(store, name)
-    except StoreError:
+    except (StoreError, BackendError):
         store.drop(name)
         report.damaged.append(name)
         return set()

@@ -351,7 +351,7 @@ class _Run:
         from nonseq.research.searx import SearxClient
 
         self.report("search")
-        with SearxClient(self.ws.settings.searxng) as client:
+        with SearxClient(self.ws.settings.searxng, max_bytes=self.ws.settings.fetch.max_bytes) as client:
             results = client.search_topic(self.topic)
         urls: list[str] = []
         allowed = 0

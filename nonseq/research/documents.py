@@ -41,6 +41,7 @@ from nonseq.research.paged import (
     Skip,
     title_from_name,
 )
+from nonseq.text.files import open_regular
 
 _ZIP_KINDS = {
     "application/epub+zip": EPUB, "application/vnd.oasis.opendocument.text": "odt",
@@ -179,10 +180,10 @@ class DocumentReader:
                 raise Skip(Outcome.TOO_LARGE, f"{len(source):,} bytes: over the limit of {limit:,}")
             return source
         try:
-            size = source.stat().st_size
-            if size > limit:
-                raise Skip(Outcome.TOO_LARGE, f"{size:,} bytes: over the limit of {limit:,}")
-            with source.open("rb") as fh:
+            with open_regular(source) as fh:  # a FIFO put in the file's place is refused, never waited on
+                size = os.fstat(fh.fileno()).st_size
+                if size > limit:
+                    raise Skip(Outcome.TOO_LARGE, f"{size:,} bytes: over the limit of {limit:,}")
                 data = fh.read(limit + 1)
         except OSError as exc:
             raise Skip(Outcome.ERROR, f"cannot read: {exc.strerror or type(exc).__name__}") from None

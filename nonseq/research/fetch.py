@@ -142,6 +142,29 @@ class BodyDecoder:
             yield from self._through(layer + 1, piece)
 
 
+class BodyRefused(Exception):
+    """A body refused by read_bounded: over the decoded-size limit, or corrupt."""
+
+
+class BodyTimedOut(BodyRefused):
+    """A body still arriving at read_bounded's deadline."""
+
+
+def read_bounded(raw_chunks: Iterable[bytes], encoding: str, limit: int, deadline: float) -> bytes:
+    """A body decoded from raw network chunks with the page limits: at most `limit` bytes at every
+    layer (a gzip bomb stops at the limit), and nothing after `deadline` (time.monotonic())."""
+    pieces: list[bytes] = []
+    try:
+        decoder = BodyDecoder(encoding, limit)  # an unknown coding is refused too
+        for raw in raw_chunks:
+            if time.monotonic() > deadline:
+                raise BodyTimedOut("no complete answer in time")
+            pieces.extend(decoder.feed(raw))
+    except _Stop as stop:
+        raise BodyRefused(stop.reason) from None
+    return b"".join(pieces)
+
+
 # --- body checks --------------------------------------------------------------------------------
 
 

@@ -47,11 +47,17 @@ def read_docx(data: bytes, limits: Limits, deadline: float, emit: EmitPage | Non
     document = docx.Document(io.BytesIO(data))
     lines: list[str] = []
     title = " ".join((document.core_properties.title or "").split())
+    truncated, chars = "", 0
     for block in document.iter_inner_content():
         if time.monotonic() > deadline:
             raise Skip(Outcome.TIMEOUT, f"time limit ({limits.seconds:g} s) reached")
+        if chars > limits.max_chars:
+            truncated = f"text limit ({limits.max_chars:,} chars) after {len(lines):,} paragraphs"
+            break
         if isinstance(block, Table):
-            lines.extend(_table_rows(block))
+            rows = _table_rows(block)
+            lines.extend(rows)
+            chars += sum(len(row) for row in rows)
             continue
         text = " ".join(block.text.split())
         style = (block.style.name if block.style is not None else "").lower()
@@ -59,7 +65,8 @@ def read_docx(data: bytes, limits: Limits, deadline: float, emit: EmitPage | Non
             title = text
         if text:
             lines.append(text)
-    return emit_pages(PagedDocument(title, kind=DOCX), ["\n".join(lines)], emit)
+            chars += len(text)
+    return emit_pages(PagedDocument(title, kind=DOCX, truncated=truncated), ["\n".join(lines)], emit)
 
 
 def _table_rows(table: Any) -> list[str]:
@@ -94,14 +101,26 @@ def read_epub(data: bytes, limits: Limits, deadline: float, emit: EmitPage | Non
     manifest = {i.get("id"): i.get("href", "") for i in opf.iter(f"{_OPF}item")}
     title = " ".join((opf.findtext(f".//{_DC}title") or "").split())
     texts: list[str] = []
+    read: set[str] = set()  # a spine that lists one chapter 300 times gets it once
+    truncated, chars = "", 0
     for ref in opf.iter(f"{_OPF}itemref"):
         if time.monotonic() > deadline:
             raise Skip(Outcome.TIMEOUT, f"time limit ({limits.seconds:g} s) reached")
         href = str(manifest.get(ref.get("idref"), "")).split("#", 1)[0]
         member = str(base / href) if str(base) != "." else href
-        if member in names:
-            texts.append(xhtml_text(archive.read(member)))
-    return emit_pages(PagedDocument(title, kind=EPUB), texts, emit)
+        if member not in names or member in read:
+            continue
+        if len(read) >= limits.max_pages:
+            truncated = f"chapter limit: first {limits.max_pages:,} chapters"
+            break
+        read.add(member)
+        text = xhtml_text(archive.read(member))
+        chars += len(text)
+        if chars > limits.max_chars:
+            truncated = f"text limit ({limits.max_chars:,} chars) after {len(texts)} chapters"
+            break
+        texts.append(text)
+    return emit_pages(PagedDocument(title, kind=EPUB, truncated=truncated), texts, emit)
 
 
 def xhtml_text(data: bytes) -> str:

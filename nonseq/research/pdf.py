@@ -16,6 +16,7 @@ from typing import Any
 from nonseq.models import Outcome
 from nonseq.research.paged import PDF, EmitPage, Limits, PagedDocument, Skip, emit_pages
 from nonseq.research.pdfclean import Line, clean_pages, normalise, visible_chars
+from nonseq.text.display import stripped
 
 #: Fewer visible characters than this make a page "without text".
 MIN_PAGE_CHARS = 20
@@ -70,7 +71,7 @@ def _pdf_pages(pdf: Any, limits: Limits, deadline: float, emit: EmitPage | None)
         images += has_image
     if raw and unreadable == len(raw):
         raise Skip(Outcome.UNREADABLE, f"unreadable PDF: no page could be loaded ({truncated or 'broken page tree'})")
-    meta = {k: str(v) for k, v in pdf.get_metadata_dict(skip_empty=True).items()}
+    meta = {k: stripped(str(v)) for k, v in pdf.get_metadata_dict(skip_empty=True).items()}
     return _pdf_document(raw, images, meta, truncated, emit)
 
 
@@ -233,7 +234,7 @@ def _pdf_document(raw: list[list[Line]], images: int, meta: dict[str, str], trun
 
 def pdf_title(meta_title: str, first_page: list[Line]) -> str:
     """The metadata title unless junk ('Microsoft Word - x.doc'), else the largest type on the first page."""
-    title = re.sub(r"^Microsoft (?:Word|PowerPoint) - ", "", " ".join(meta_title.split()))
+    title = re.sub(r"^Microsoft (?:Word|PowerPoint) - ", "", " ".join(stripped(meta_title).split()))
     if title and not _JUNK_TITLE.match(title):
         return title[:300]
     lines = [x for x in first_page[:60] if sum(c.isalpha() for c in x.text) >= 3]

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import logging
+import re
+import time
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -24,6 +27,12 @@ TRACKING_PARAMS = frozenset({
 })
 TRACKING_PREFIXES = ("utm_", "pk_", "mtm_", "hsa_")
 MAX_QUERY_CHARS = 200
+#: Largest search answer once decoded, unless the caller passes [fetch] max_bytes (a page's limit).
+MAX_ANSWER_BYTES = 5_000_000
+#: Deepest nesting of arrays and objects accepted in an answer (SearXNG's own is 4 deep).
+MAX_JSON_DEPTH = 64
+_JSON_STRING = re.compile(rb'"(?:[^"\\]++|\\.)*+(?:"|\Z)', re.DOTALL)  # possessive: linear
+_NOT_BRACKET = re.compile(rb"[^\[\]{}]")
 START_HINT = "start one with `nonseq searxng start`"
 
 
@@ -46,6 +55,18 @@ class SearchResponse:
 
     results: list[SearchResult] = field(default_factory=list)
     unresponsive_engines: list[tuple[str, str]] = field(default_factory=list)
+
+
+def json_depth(body: bytes) -> int:
+    """How deep arrays and objects nest in a JSON text (strings skipped), in linear time."""
+    import numpy as np
+
+    brackets = _NOT_BRACKET.sub(b"", _JSON_STRING.sub(b"", body))
+    if not brackets:
+        return 0
+    codes = np.frombuffer(brackets, dtype=np.uint8)
+    steps = np.where((codes == ord("[")) | (codes == ord("{")), 1, -1)
+    return int(np.cumsum(steps).max())
 
 
 class _Retry(Exception):
@@ -112,13 +133,17 @@ def _interleave(lists: list[list[SearchResult]]) -> list[SearchResult]:
 class SearxClient:
     """A sync client of a SearXNG instance's JSON API."""
 
-    def __init__(self, settings: SearxngSettings, transport: httpx.BaseTransport | None = None):
+    def __init__(self, settings: SearxngSettings, transport: httpx.BaseTransport | None = None,
+                 max_bytes: int = MAX_ANSWER_BYTES):
+        from nonseq.research.fetch import ACCEPT_ENCODING
+
         self.settings = settings
         self.base = settings.url.rstrip("/")
+        self.max_bytes = max_bytes
         self.unresponsive: dict[str, str] = {}
         self._http = httpx.Client(base_url=self.base, timeout=settings.timeout,
                                   transport=transport, trust_env=False,
-                                  headers={"Accept": "application/json",
+                                  headers={"Accept": "application/json", "Accept-Encoding": ACCEPT_ENCODING,
                                            "User-Agent": "NonSequitur search client"})
 
     def close(self) -> None:
@@ -133,9 +158,19 @@ class SearxClient:
 
     # -- one request ---------------------------------------------------------------------------
     def _get_once(self, params: dict[str, Any]) -> dict[str, Any]:
-        """One GET /search; raise _Retry for retryable failures, BackendError for the rest."""
+        """One GET /search within `timeout` seconds in all, its body bounded like a page's;
+        raise _Retry for retryable failures, BackendError for the rest."""
+        from nonseq.research.fetch import BodyRefused, BodyTimedOut, read_bounded
+
+        deadline = time.monotonic() + self.settings.timeout
         try:
-            response = self._http.get("/search", params=params)
+            with self._http.stream("GET", "/search", params=params) as response:
+                body = read_bounded(response.iter_raw(), response.headers.get("content-encoding", ""),
+                                    self.max_bytes, deadline)
+        except BodyTimedOut:
+            raise _Retry(f"SearXNG at {self.base} did not answer within {self.settings.timeout:g}s") from None
+        except BodyRefused as exc:
+            raise BackendError(f"SearXNG at {self.base}: answer refused ({exc})") from None
         except httpx.ConnectError:
             raise BackendError(f"no SearXNG at {self.base}; {START_HINT}") from None
         except httpx.TimeoutException:
@@ -143,11 +178,10 @@ class SearxClient:
                          f"{self.settings.timeout:g}s") from None
         except httpx.HTTPError as exc:
             raise BackendError(f"SearXNG at {self.base}: {type(exc).__name__}: {exc}") from None
-        return self._decode(response)
+        return self._decode(response.status_code, body)
 
-    def _decode(self, response: httpx.Response) -> dict[str, Any]:
+    def _decode(self, status: int, body: bytes) -> dict[str, Any]:
         """The JSON body of a search answer, or the error it stands for."""
-        status = response.status_code
         if status == 403:
             raise BackendError(f"SearXNG at {self.base} refused the JSON format (HTTP 403): add "
                                "`json` to `search.formats` in its settings.yml and restart it")
@@ -159,9 +193,12 @@ class SearxClient:
         if status != 200:
             raise BackendError(f"SearXNG at {self.base} answered HTTP {status} "
                                f"(is {self.base} a SearXNG?)")
+        if json_depth(body) > MAX_JSON_DEPTH:
+            raise BackendError(f"SearXNG at {self.base} answered JSON nested deeper than "
+                               f"{MAX_JSON_DEPTH} levels (refused)")
         try:
-            data = response.json()
-        except ValueError:
+            data = json.loads(body)
+        except (ValueError, RecursionError):
             raise BackendError(f"SearXNG at {self.base} did not answer JSON (is it a SearXNG? "
                                "is `json` in `search.formats`?)") from None
         if not isinstance(data, dict) or not isinstance(data.get("results"), list):

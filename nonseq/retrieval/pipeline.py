@@ -229,10 +229,11 @@ def run_chain(ws: Workspace, topic: Topic) -> ContextPack:
         query_vec = ws.embedder.embed_query(query)
     pool = _gather(ws, topic, pack, query_terms, query_vec)
     reranker = ws.reranker
+    pool = score_pool(ws, pool, query, reranker, pack.timings)
+    # read after scoring: a served reranker that stopped answering has become its fallback
     pack.reranker, pack.reranker_offline = reranker.name, reranker.offline
     if reranker.note:
         pack.notes.append(reranker.note)
-    pool = score_pool(ws, pool, query, reranker, pack.timings)
     with _timed(pack.timings, "select"):
         pack.research, pack.evergreen = choose(ws, pool)
     pack.pool = pool

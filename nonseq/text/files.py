@@ -7,9 +7,14 @@ Research --file, config.toml, personas, schemas (and knowledge imports) all read
 from __future__ import annotations
 
 import codecs
+import errno
+import os
+import stat
 from pathlib import Path
+from typing import BinaryIO
 
 from nonseq.errors import UsageError
+from nonseq.text.display import shown
 
 #: Largest user file read when the caller names no limit (config, personas, schemas).
 DEFAULT_MAX_BYTES = 10_000_000
@@ -26,6 +31,28 @@ _BOMS = (
     (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"),
 )
 _ALLOWED_CONTROLS = frozenset((9, 10, 12, 13, 27))
+
+
+_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a device"),
+          (stat.S_ISBLK, "a device"), (stat.S_ISDIR, "a folder"))
+
+
+def open_regular(path: str | Path) -> BinaryIO:
+    """Open a file for reading only if it is a regular file when opened (checked with fstat on the
+    open descriptor; O_NONBLOCK so that a FIFO put in its place never blocks the open)."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+    fd = os.open(path, flags)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+            raise OSError(errno.EINVAL, f"no longer a regular file ({kind})" if kind != "not a regular file" else kind)
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def bom_codec(data: bytes) -> str | None:
@@ -82,10 +109,10 @@ def read_text_file(path: str | Path, max_bytes: int = DEFAULT_MAX_BYTES, *,
         if size > max_bytes:
             setting = f" ({limit_name})" if limit_name else ""
             raise UsageError(f"{path} is {size:,} bytes: over the limit of {max_bytes:,} bytes{setting}")
-        with file.open("rb") as fh:
+        with open_regular(file) as fh:
             data = fh.read(max_bytes + 1)
     except OSError as exc:
-        raise UsageError(f"{path}: cannot read: {exc.strerror or type(exc).__name__}") from None
+        raise UsageError(f"{shown(path)}: cannot read: {exc.strerror or type(exc).__name__}") from None
     if len(data) > max_bytes:  # it grew while we looked
         raise UsageError(f"{path} is over the limit of {max_bytes:,} bytes")
     text = decode_text(data)
@@ -93,3 +120,18 @@ def read_text_file(path: str | Path, max_bytes: int = DEFAULT_MAX_BYTES, *,
         kind = binary_kind(data[:4096]) or "binary or undecodable data"
         raise UsageError(f"{path} is not {what} ({kind})")
     return text
+
+
+def read_utf8_file(path: str | Path, max_bytes: int, what: str) -> str:
+    """A regular file's UTF-8 text, read only up to max_bytes; a one-line UsageError otherwise."""
+    try:
+        with open_regular(Path(path).expanduser()) as fh:
+            data = fh.read(max_bytes + 1)
+    except OSError as exc:
+        raise UsageError(f"{shown(path)}: cannot read: {exc.strerror or type(exc).__name__}") from None
+    if len(data) > max_bytes:
+        raise UsageError(f"{shown(path)} is over {max_bytes:,} bytes: not {what}")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise UsageError(f"{shown(path)} is not {what} (not UTF-8 text)") from None

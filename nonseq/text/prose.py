@@ -153,6 +153,16 @@ _FIRST = re.compile(r"\b(?:I|[Mm]e|[Mm]y|[Mm]ine|[Mm]yself|[Ww]e|us|[Oo]urs?|[Oo
 _SECOND = re.compile(r"\b(?:[Yy]ou|[Yy]ours?|[Yy]ourself)\b")
 
 
+#: The first words of a sentence that leans on the one before it (issue 47's list).
+LEANS_BACK = re.compile(r"^\W*(?:it|its|they|their|them|this|these|that|those|he|she|his|her|and|but|also|"
+                        r"however)\b", re.I)
+
+
+def leans_back(sentence: str) -> bool:
+    """True when a sentence opens with a word that leans on the sentence before it ("It ...", "But ...")."""
+    return bool(LEANS_BACK.match(sentence))
+
+
 def unquoted(text: str) -> str:
     """The text with its quotations removed (what the source's author says in their own voice)."""
     return _QUOTED.sub(" ", text)

@@ -88,10 +88,37 @@ def _segmenter() -> Any:
     return pysbd.Segmenter(language="en", clean=False)
 
 
+#: The longest text handed to pysbd at once: its rules cost more than linear time on one long run (85 KB
+#: took 6.9 s), and a call in C never sees Ctrl-C. A longer line is cut first, at a sentence end if near.
+PIECE_CHARS = 2000
+#: What pysbd's English rules end a sentence with: a piece without any is one piece (pysbd is not asked).
+_ENDS = re.compile(r"[.!?…。．！？]")
+_CUT_AT = re.compile(r"[.!?][\"'”’)\]]*\s+|\s+")
+
+
+def bounded_pieces(line: str, size: int = PIECE_CHARS) -> list[str]:
+    """A line cut into consecutive pieces of at most `size` characters, each cut after the last sentence
+    end in the second half of its piece, else at the last space, else hard (the pieces join to the line)."""
+    out: list[str] = []
+    start = 0
+    while len(line) - start > size:
+        window = line[start:start + size]
+        ends = [m.end() for m in _CUT_AT.finditer(window, size // 2) if m.group()[0] in ".!?"]
+        spaces = [m.end() for m in re.finditer(r"\s+", window[size // 2:])]
+        cut = ends[-1] if ends else size // 2 + spaces[-1] if spaces else size
+        out.append(line[start:start + cut])
+        start += cut
+    out.append(line[start:])
+    return out
+
+
 @lru_cache(maxsize=8192)
 def _pieces(line: str) -> tuple[str, ...]:
-    """pysbd's sentences of one line of text (cached: sources are split again and again)."""
-    return tuple(_segmenter().segment(line))
+    """pysbd's sentences of one line of text, long lines cut into bounded pieces first (cached: sources
+    are split again and again)."""
+    segment = _segmenter().segment
+    return tuple(sentence for piece in bounded_pieces(line)
+                 for sentence in (segment(piece) if _ENDS.search(piece) else (piece,)))
 
 
 def _joins(piece: str, before: str) -> bool:

@@ -8,8 +8,9 @@ not need to pay): modules imported at start-up (commands/) use them as `out.cons
 from __future__ import annotations
 
 import json
-import re
 from typing import TYPE_CHECKING, Any
+
+from nonseq.text.display import UNSAFE, UNSAFE_IN_JSON
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -17,9 +18,8 @@ if TYPE_CHECKING:
 #: Terminal columns from which lists show their optional columns too (ids and titles always).
 WIDE_COLUMNS = 110
 
-_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-#: DEL and the C1 controls (CSI is \x9b), which json.dumps(ensure_ascii=False) leaves raw.
-_C1 = re.compile(r"[\x7f-\x9f]")
+#: Controls and bidi marks (nonseq.text.display); DEL, C1 (CSI is \x9b) and bidi marks json.dumps leaves raw.
+_CONTROLS, _C1 = UNSAFE, UNSAFE_IN_JSON
 
 
 def __getattr__(name: str) -> Console:

@@ -53,7 +53,9 @@ def print_write_result(result: WriteResult) -> None:
                   f"unsupported sentences {art.unsupported}/{art.sentences} "
                   f"(supported {art.supported_share:.0%}), {result.seconds:.1f} s")
     if art.made:
-        console.print("  sentences " + ", ".join(f"{k} {v}" for k, v in art.made.items()))
+        from nonseq.writing.quality import summary_line
+
+        console.print("  " + safe(summary_line(art.made, art.supported_share)), soft_wrap=True)
     if result.facts is not None:
         print_facts_after_write(result.facts, topic.id or 0)
     if result.facts_error:

@@ -21,7 +21,8 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Protocol
 
 from nonseq.text.polarity import opposites
-from nonseq.text.prose import MIN_WORDS, unquoted
+from nonseq.text.prose import MIN_WORDS, leans_back, unquoted
+from nonseq.text.voice import ATTRIBUTED, opinion
 from nonseq.text.words import numbers as figures
 from nonseq.text.words import tokens as words
 
@@ -178,6 +179,58 @@ def new_words(sentence: str, sources: Sequence[str]) -> list[str]:
     return [t for t in dict.fromkeys(stems(sentence)) if t not in have]
 
 
+#: Verbs that carry no relation of their own (a restatement may trade one for another of them).
+LIGHT_VERBS = frozenset(("be", "have", "say", "tell", "state", "report", "add", "note", "explain",
+                         "announce", "claim", "write", "describe", "call"))
+
+
+def role_change(sentence: str, sources: Sequence[str]) -> str:
+    """How a restatement changes who does what in its sources ("" when it keeps it), read from a
+    dependency parse (`text.parse`).
+
+    The sentence's main verb must be a word of its sources (a light verb aside), and its agent and
+    its patient (head words, the passive turned round) must hold the same role for that verb in a
+    source sentence: for a source clause of the same verb when there is one, else for any. A head
+    the sources do not hold, or a role the sources fill only with a pronoun, is not judged here.
+    """
+    from nonseq.text import parse
+
+    main = parse.main_clause(sentence)
+    if main is None:
+        return ""
+    src = [c for s in sources for c in parse.clauses(s)]
+    have = frozenset().union(*(parse.lemmas(s) for s in sources))
+    if main.verb not in have and main.verb not in LIGHT_VERBS:
+        return f"main verb '{main.verb}' is not in the source"
+    same = [c for c in src if c.verb == main.verb] or src
+    for role, head in (("agents", main.agent_head), ("patients", main.patient_head)):
+        filled = [getattr(c, role) for c in same if getattr(c, role)]
+        if head and head in have and filled and not any(head in f for f in filled):
+            other = "patient" if role == "agents" else "agent"
+            return (f"who does what changed: '{head}' is not the {role[:-1]} of '{main.verb}' in the source"
+                    + (f" (it is its {other})" if any(head in getattr(c, other + "s") for c in same) else ""))
+    return ""
+
+
+#: Two sentences say the same when they share this many content words at this content-word cosine.
+REPEAT_WORDS, REPEAT_COSINE = 4, 0.75
+
+
+def near_repeat(a: Sequence[str], b: Sequence[str]) -> bool:
+    """True when two sentences' content words (stems) say the same thing: 4 or more shared at a
+    cosine of 0.75 or more (issue 47's floor)."""
+    from collections import Counter
+    from math import sqrt
+
+    ca, cb = Counter(a), Counter(b)
+    shared = set(ca) & set(cb)
+    if len(shared) < REPEAT_WORDS:
+        return False
+    dot = sum(ca[w] * cb[w] for w in shared)
+    norm = sqrt(sum(v * v for v in ca.values())) * sqrt(sum(v * v for v in cb.values()))
+    return bool(norm) and dot / norm >= REPEAT_COSINE
+
+
 def _key(text: str) -> tuple[str, ...]:
     """A sentence's words (to spot repeats)."""
     return tuple(words(text))
@@ -186,11 +239,14 @@ def _key(text: str) -> tuple[str, ...]:
 class Verifier:
     """Checks sentences against their planned source sentences."""
 
-    def __init__(self, support: SupportCheck, min_support: float = 0.7, min_share: float = 0.3) -> None:
+    def __init__(self, support: SupportCheck, min_support: float = 0.7, min_share: float = 0.3,
+                 allow_imperative: bool = False) -> None:
         self.support = support
         self.min_support = min_support
         self.min_share = min_share  # least share of the shortest source sentence's words kept
+        self.allow_imperative = allow_imperative  # how-to articles give orders ("Keep the lid closed.")
         self.seen: set[tuple[str, ...]] = set()
+        self.said: list[tuple[str, ...]] = []  # content stems of every accepted sentence
 
     def rules(self, sentence: str, sources: Sequence[str], own: bool = True) -> tuple[list[str], list[str]]:
         """The hard-rule failures of one sentence, and what it holds that the sources lack.
@@ -226,7 +282,32 @@ class Verifier:
             reasons.append(f"says less than {self.min_share:.0%} of its source")
         if _key(sentence) in self.seen:
             reasons.append("repeats an earlier sentence")
+        elif any(near_repeat(stems(sentence), earlier) for earlier in self.said):
+            reasons.append("says what an earlier sentence says")
+        reasons += self.structure(sentence, sources, own)
         return reasons, missing
+
+    def structure(self, sentence: str, sources: Sequence[str], own: bool) -> list[str]:
+        """The parse's rules: a fragment never passes; a restatement keeps who does what, opens with
+        no word that leans on a sentence before it unless its source does, and names whose an
+        opinion is."""
+        from nonseq.text.parse import fragment
+
+        reasons = []
+        missing = fragment(sentence, allow_imperative=self.allow_imperative)
+        if missing:
+            reasons.append(f"fragment: {missing}")
+        if not own:
+            return reasons
+        changed = role_change(sentence, sources)
+        if changed:
+            reasons.append(changed)
+        if leans_back(sentence) and not leans_back(sources[0]):
+            reasons.append("leans on a sentence before it")
+        held = [opinion(s) for s in sources if opinion(s)]
+        if held and not ATTRIBUTED.search(sentence):
+            reasons.append(f"opinion without its holder ({held[0]})")
+        return reasons
 
     def check(self, sentence: str, sources: Sequence[str], quoted: bool = False) -> Verdict:
         """The verdict on one sentence (the support check runs only when the hard rules pass).
@@ -244,5 +325,6 @@ class Verifier:
         return Verdict(True, score)
 
     def accept(self, sentence: str) -> None:
-        """Record a sentence as said (a later repeat of it fails)."""
+        """Record a sentence as said (a later repeat of it, or of what it says, fails)."""
         self.seen.add(_key(sentence))
+        self.said.append(stems(sentence))

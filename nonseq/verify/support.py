@@ -35,6 +35,8 @@ from nonseq.text.polarity import opposites
 from nonseq.text.sentences import split_sentences
 from nonseq.text.words import numbers
 from nonseq.verify.alignment import AlignmentHead, TokenEncoder, head_config
+from nonseq.verify.crossenc import CrossEncoder, sentence_cut
+from nonseq.verify.crossenc import available as crossenc_available
 
 if TYPE_CHECKING:
     from nonseq.workspace import Workspace
@@ -253,6 +255,10 @@ class SupportChecker:
                 st.cut = cut
         self.cut = self.stacks["claim"].cut if self.stacks else self.model.cut if cut is None else cut
         self.threads = threads
+        #: the writer's setting's cut on the cross-encoder's probability, when it reads that setting
+        self.ce_cut = sentence_cut() if self.stacks and model is None else None
+        if self.ce_cut is not None and cut is not None:
+            self.ce_cut = cut
         self._encoder: TokenEncoder | None = None
         self._head: AlignmentHead | None = None
         self._terms: dict[str, frozenset[str]] = {}
@@ -305,7 +311,11 @@ class SupportChecker:
         prepared, rows = self._prepare(pairs)
         auto = (setting or self.setting) == "auto"
         short = [i for i, p in enumerate(prepared) if self.stacks and auto and 0 < len(p.units) <= SENTENCE_UNITS]
-        if short:
+        if short and self.ce_cut is not None:  # the cross-encoder reads the writer's setting
+            probs = _cross_encoder(self.threads).scores([(prepared[i].claim, prepared[i].units) for i in short])
+            for i, prob in zip(short, probs, strict=True):
+                rows[i][0]["ce"] = prob
+        elif short:
             if self._head is None:
                 self._head = AlignmentHead(self.encoder, self.threads)
             logits = self._head.logits([(prepared[i].claim, prepared[i].units) for i in short])
@@ -355,6 +365,8 @@ class SupportChecker:
             return adjust(float(self.model.score(x)[0]), feats, self.cut), self.cut
         if not p.units:
             return 0.0, self.cut
+        if "ce" in feats and self.ce_cut is not None:
+            return adjust(feats["ce"], feats, self.ce_cut, self.stacks["sentence"].rule), self.ce_cut
         st = self.stacks["sentence" if "whole" in feats else "claim"]
         return adjust(st.score(feats), feats, st.cut, st.rule), st.cut
 
@@ -470,3 +482,45 @@ def checker_for(ws: Workspace) -> SupportChecker:
     """
     threads = ws.settings.embedding.threads
     return ws.memo("support_checker", lambda: SupportChecker(tokenize=ws.sparse.tokenize, threads=threads))
+
+
+@cache
+def _cross_encoder(threads: int) -> CrossEncoder:
+    """The shipped support cross-encoder (one per thread count)."""
+    return CrossEncoder(threads)
+
+
+@cache
+def _legacy(threads: int) -> SupportChecker:
+    """The word-overlap stack, for a copy without the cross-encoder's head."""
+    return SupportChecker(threads=threads)
+
+
+def at_half(score: float, cut: float) -> float:
+    """A score moved so that its cut lands on 0.5 (piecewise linear, order kept)."""
+    if score < cut:
+        return 0.5 * score / cut if cut > 0 else 0.0
+    return 0.5 + 0.5 * (score - cut) / (1 - cut) if cut < 1 else 1.0
+
+
+def support_scores(pairs: Sequence[tuple[str, Source]], threads: int = 1) -> list[float]:
+    """Calibrated P(supported) per (claim, source) pair from the support cross-encoder; 0.5 decides.
+    Without its head (data/support_ce.*) the word-overlap stack's score, moved so its cut is 0.5."""
+    if not pairs:
+        return []
+    if not crossenc_available():
+        checker = _legacy(threads)
+        results = checker.check_many(pairs)
+        cuts = [checker.stacks["sentence" if "whole" in r.features else "claim"].cut for r in results]
+        return [at_half(r.score, c) for r, c in zip(results, cuts, strict=True)]
+    return _cross_encoder(threads).scores([(" ".join(c.split()), source_units(s)) for c, s in pairs])
+
+
+def check_support(claim: str, source: Source, threads: int = 1) -> float:
+    """P(the source supports the whole claim), calibrated out of fold: supported when >= 0.5.
+
+    The source is a passage or a list of passages (split into sentences, packed into the model's
+    windows; the best window counts). The support cross-encoder reads claim and source together, so a
+    swapped subject or object, a changed name, number or negation lowers the score.
+    """
+    return support_scores([(claim, source)], threads)[0]

@@ -205,7 +205,10 @@ def write_article(
         "sources_provided": len(sources), **figures,
     }
     if made is not None:
-        meta["made"] = dict(made)
+        from nonseq.writing.quality import summary_line
+
+        meta["made"] = {k: made[k] for k in ("quoted", "verbatim", "restated") if k in made} or dict(made)
+        meta["summary"] = summary_line(meta["made"], grounding.supported_share)
     if reasons:
         meta["draft_reasons"] = reasons
     if quality is not None:
@@ -227,7 +230,7 @@ def write_article(
     known = {f.name for f in dataclasses.fields(Article)}
     return Article(path=str(path), slug=slug, title=meta["title"],
                    sources=[s.to_dict() for s in cited], status=status, reasons=reasons,
-                   made=dict(made or {}),
+                   made=dict(meta.get("made") or {}),
                    **{k: v for k, v in figures.items() if k in known})
 
 
@@ -252,6 +255,29 @@ def read_article(path: Path) -> tuple[dict[str, Any], str]:
     if not isinstance(meta, dict):
         raise UsageError(f"{path}: front matter must be a mapping")
     return meta, text[end + 5:].lstrip("\n")
+
+
+def read_review(path: Path) -> list[dict[str, Any]]:
+    """An article's sentences beside their source sentences (from its prompt file), restated first."""
+    import json
+
+    from nonseq.writing.writer import REVIEW_MARK
+
+    meta, _ = read_article(path)
+    prompt = Path(path).with_name(str(meta.get("prompt") or "")) if meta.get("prompt") else prompt_path(Path(path))
+    try:
+        text = prompt.read_text(encoding="utf-8")
+    except OSError:
+        raise NotFoundError(f"{path} has no prompt file beside it ({prompt.name}): nothing to review") from None
+    start = text.rfind(REVIEW_MARK)
+    block = text[start:].split("```json", 1)[-1].split("```", 1)[0] if start >= 0 else ""
+    try:
+        rows = json.loads(block) if block.strip() else None
+    except ValueError:
+        rows = None
+    if not isinstance(rows, list):
+        raise UsageError(f"{prompt} holds no review data (written by an older version): write the topic again")
+    return rows
 
 
 def article_files(articles_dir: Path) -> list[Path]:

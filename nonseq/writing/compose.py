@@ -1,12 +1,16 @@
-"""Write the planned units: generate -> verify -> retry with less freedom -> quote -> drop.
+"""Write the planned units: restate -> verify -> retry with less freedom -> the source's own words -> drop.
 
 Every unit of the plan is one call: the model restates one source sentence, or joins two, in one
 sentence (a tiny prompt, greedy decoding, at most `unit_tokens` tokens, stopped at the first line
 break). The sentence is verified against the unit's source sentences (`verify.rules.Verifier`:
-hard rules, then the support check). A failure is retried once with less freedom (the unit's
-first usable sentence alone, "shorten it, keep its words"); a second failure quotes the source sentence,
-trimmed; a quotation that fails too (a repeat) is dropped. The citation is the plan's source
-number, never the model's. Each sentence records how it was made: generated, repaired, quoted.
+hard rules, the parse's role and fragment rules, then the support check). A failure is retried
+once with less freedom (the unit's first usable sentence alone, "shorten it, keep its words"); a
+second failure says the source's own words: direct speech as a quotation with its speaker
+(`Martins said: “...”`), an opinion framed as its source's ("According to Engadget, ..."),
+anything else as the source sentence(s) kept. A unit whose source holds an opinion with no holder
+skips the model. What fails even then (a repeat, a fragment) is dropped. The citation is the
+plan's source number, never the model's. Each sentence records how it was made: `restated`,
+`verbatim` (the source's sentence, kept or framed, no quotation marks) or `quoted`.
 """
 
 from __future__ import annotations
@@ -18,7 +22,10 @@ from difflib import SequenceMatcher
 from typing import TYPE_CHECKING, Any
 
 from nonseq.events import Kind, Progress, Step, emit
+from nonseq.text.furniture import unlink
+from nonseq.text.prose import leans_back
 from nonseq.text.sentences import split
+from nonseq.text.voice import DATELINE, SPEECH, SPEECH_TAIL, according_to, opinion, site_name, speech
 from nonseq.text.words import tokens
 from nonseq.verify.rules import Verdict, Verifier
 
@@ -46,8 +53,9 @@ class ComposeSettings:
     unit_tokens: int = 60           # most new tokens for one sentence
     pair_tokens: int = 80           # ... for two sentences joined
     max_quote_words: int = 40       # longer quotations are cut at a clause boundary
-    retry: bool = True              # one retry with less freedom before quoting
-    quote: bool = True              # quote the source sentence when the retry fails too
+    retry: bool = True              # one retry with less freedom before the source's words
+    quote: bool = True              # say the source's own words when the retry fails too
+    restate: bool = True            # False: never ask the model (every sentence in the source's words)
 
 
 def compose_settings(cfg: WritingSettings) -> ComposeSettings:
@@ -60,7 +68,7 @@ def compose_settings(cfg: WritingSettings) -> ComposeSettings:
 class Attempt:
     """One try at a unit's sentence."""
 
-    kind: str          # "free", "literal", "quote"
+    kind: str          # "free", "literal", "verbatim", "quote"
     output: str
     verdict: Verdict
 
@@ -75,7 +83,7 @@ class SentenceRecord:
 
     section: int
     unit: Unit
-    made: str = "dropped"   # generated, repaired, quoted or dropped
+    made: str = "dropped"   # restated, verbatim, quoted or dropped
     text: str = ""
     attempts: list[Attempt] = field(default_factory=list)
 
@@ -140,38 +148,67 @@ def clean(reply: str, most: int) -> str:
     return text[:1].upper() + text[1:]
 
 
-_SPEECH = re.compile(r"^[\"“](?P<quote>[^\"“”]{20,}?)[,.!?]?[\"”],?\s+(?P<who>[^\"“”]{2,80}?)\.?$")
-#: The last sentence of a quotation whose opening mark is in an earlier sentence: `... decisions," Martins said."`
-_SPEECH_TAIL = re.compile(r"^(?P<quote>[^\"“”]{20,}?)[,.!?]?[\"”],?\s+(?P<who>[^\"“”]{2,80}?)\.?[\"”]?$")
-#: A news lead's dateline: `(Reuters) — `, `WASHINGTON (AP) - `.
-_DATELINE = re.compile(r"^(?:[A-Z][A-Z.' -]*,?\s)?\([A-Z][\w&.' ]{1,30}\)\s*[—–-]+\s*")
-
-
 def quotation(text: str, max_words: int) -> str:
-    """A source sentence as a quotation: leading connective dropped, cut at a clause if long.
-
-    Reported speech (`"...," she said.`, or only its end when the quotation began a sentence earlier)
-    becomes `She said: “...”` (the same words, one pair of quotation marks); a news dateline
-    (`(Reuters) — `) is dropped; anything else is put between quotation marks as it stands.
+    """Direct speech as a quotation with its speaker: `"...," she said.` (or only its end, when the
+    quotation began a sentence earlier) becomes `She said: “...”` (the same words, one pair of
+    quotation marks, cut at a clause if long). Anything else is no direct speech and gets no
+    quotation marks: the sentence comes back as it stands, a news dateline (`(Reuters) — `) dropped.
     """
-    text = _DATELINE.sub("", text.strip())
-    speech = _SPEECH.match(text) or _SPEECH_TAIL.match(text)
-    if speech and len(tokens(speech["who"])) <= 14:
-        who = speech["who"]
-        if who.lower().startswith(("said ", "says ", "added ", "wrote ")):  # "said John Roth, head of X"
-            verb, _, name = who.partition(" ")
-            who = f"{name.rstrip(',')}, {verb.lower()}"
-        who = who[:1].upper() + who[1:]
-        return f"{who}: {quotation(speech['quote'], max_words)}"
-    whole = re.fullmatch(r"[\"“](?P<inner>[^\"“”]+)[\"”]", text)
-    body = _CONNECTIVE.sub("", whole["inner"] if whole else text)
+    text = DATELINE.sub("", text.strip())
+    found = SPEECH.match(text) or SPEECH_TAIL.match(text)
+    if not found or len(tokens(found["who"])) > 14:
+        return text
+    who = found["who"]
+    if who.lower().startswith(("said ", "says ", "added ", "wrote ")):  # "said John Roth, head of X"
+        verb, _, name = who.partition(" ")
+        who = f"{name.rstrip(',')}, {verb.lower()}"
+    who = who[:1].upper() + who[1:]
+    body = _CONNECTIVE.sub("", found["quote"].strip())
     body = body[:1].upper() + body[1:]
     if len(tokens(body)) > max_words:
         cuts = [m.start() for m in re.finditer(r"[,;:—–]\s", body)
                 if 8 <= len(tokens(body[:m.start()])) <= max_words]
         body = body[:cuts[-1]] + " …" if cuts else body
     body = body.replace("“", "‘").replace("”", "’").replace('"', "'")
-    return f"“{body.rstrip('.!?,… ').rstrip()}{' …' if body.endswith('…') else ''}”"
+    return f"{who}: “{body.rstrip('.!?,… ').rstrip()}{' …' if body.endswith('…') else ''}”"
+
+
+def copied(text: str, sources: list[str]) -> bool:
+    """True when a sentence is word for word a source sentence, or the unit's sentences together."""
+    key = tokens(text)
+    return key in ([tokens(s) for s in sources] + [tokens(" ".join(sources))])
+
+
+def source_name(unit: Unit) -> str:
+    """Whose a unit's words are: its source's site name, else its page title in quotation marks."""
+    first = unit.sentences[0]
+    name = site_name(first.title, first.url)
+    if name:
+        return name
+    title = " ".join(first.title.split())[:80] or "the source"
+    return f"“{title}”" if first.title else title
+
+
+def own_words(unit: Unit, max_quote_words: int) -> tuple[str, str, str]:
+    """(kind, the words checked, the text said) of a unit in its source's own words: direct speech
+    as a quotation with its speaker; an opinion framed as its source's; else the sentence(s) kept."""
+    first = unit.sentences[0].text
+    if speech(first):
+        text = quotation(first, max_quote_words)
+        return "quote", text, text
+    body = " ".join(s.text for s in unit.sentences)
+    if any(opinion(s.text) for s in unit.sentences):
+        return "verbatim", body, according_to(body, source_name(unit), keeps_case(body))
+    return "verbatim", body, body
+
+
+def keeps_case(sentence: str) -> bool:
+    """True when the sentence's first word is a name (its capital stays inside a frame)."""
+    from nonseq.text.parse import parse
+
+    doc = parse(sentence)
+    first = next((t for t in doc if not t.is_punct), None)
+    return first is not None and (first.pos_ == "PROPN" or first.text == "I" or first.text.isupper())
 
 
 class Composer:
@@ -184,37 +221,44 @@ class Composer:
         self.cfg = cfg or ComposeSettings()
         self.progress = progress
 
-    def _try(self, kind: str, sources: list[str], text: str, rec: SentenceRecord) -> bool:
-        """Verify one candidate sentence; record the attempt; accept it when it passes."""
+    def _try(self, kind: str, sources: list[str], text: str, rec: SentenceRecord, said: str = "") -> bool:
+        """Verify one candidate sentence; record the attempt; accept it when it passes.
+
+        `said`: what is written when it passes, when that differs from what is checked (the source's
+        sentence framed as its source's: the frame is the article's, the checked words the source's).
+        """
         if not text:
             verdict = Verdict(False, reasons=["empty reply"])
         else:
-            verdict = self.verifier.check(text, sources, quoted=kind == "quote")
-        rec.attempts.append(Attempt(kind, text, verdict))
+            verdict = self.verifier.check(text, sources, quoted=kind in ("quote", "verbatim"))
+        rec.attempts.append(Attempt(kind, said or text, verdict))
         if verdict.ok:
             self.verifier.accept(text)
-            rec.text = text
+            rec.text = said or text
         return verdict.ok
 
     def unit(self, section: int, unit: Unit) -> SentenceRecord:
-        """One unit through generate -> verify -> retry -> quote -> drop."""
+        """One unit through restate -> verify -> retry -> the source's words -> drop."""
         rec = SentenceRecord(section, unit)
         sources = [s.text for s in unit.sentences]
         pair = len(sources) > 1
         cfg = self.cfg
-        reply = ask(self.llm, messages(unit.text, pair, literal=False),
-                    cfg.pair_tokens if pair else cfg.unit_tokens, cfg.temperature)
-        if self._try("free", sources, clean(reply, len(sources)), rec):
-            rec.made = "generated"
-            return rec
-        first = sources[0]  # less freedom: one sentence (a pair's second one leans on it)
-        if cfg.retry:
-            reply = ask(self.llm, messages(first, False, literal=True), cfg.unit_tokens, cfg.temperature)
-            if self._try("literal", sources, clean(reply, 1), rec):
-                rec.made = "repaired"
+        held = any(opinion(s) for s in sources)  # someone's verdict: said as theirs, in their words
+        if cfg.restate and not held:
+            reply = ask(self.llm, messages(unit.text, pair, literal=False),
+                        cfg.pair_tokens if pair else cfg.unit_tokens, cfg.temperature)
+            if self._try("free", sources, clean(reply, len(sources)), rec):
+                rec.made = "verbatim" if copied(rec.text, sources) else "restated"
                 return rec
-        if cfg.quote and self._try("quote", sources, quotation(first, cfg.max_quote_words), rec):
-            rec.made = "quoted"
+            if cfg.retry:  # less freedom: one sentence (a pair's second one leans on it)
+                reply = ask(self.llm, messages(sources[0], False, literal=True), cfg.unit_tokens, cfg.temperature)
+                if self._try("literal", sources, clean(reply, 1), rec):
+                    rec.made = "verbatim" if copied(rec.text, sources) else "restated"
+                    return rec
+        if cfg.quote:
+            kind, checked, said = own_words(unit, cfg.max_quote_words)
+            if self._try(kind, sources, checked, rec, said):
+                rec.made = "quoted" if kind == "quote" else "verbatim"
         return rec
 
     def run(self, plan: WritePlan) -> list[SentenceRecord]:
@@ -242,8 +286,27 @@ def marked(sentence: str, n: int) -> str:
 
 
 def _line(rec: SentenceRecord) -> str:
-    """A record's sentences, each with the plan's source marker."""
-    return " ".join(marked(s, rec.unit.n) for s in split(rec.text) or [rec.text])
+    """A record's sentences, each with the plan's source marker (and no link or marker of the page's)."""
+    text = unlink(rec.text)
+    return " ".join(marked(s, rec.unit.n) for s in split(text) or [text])
+
+
+def standing(records: list[SentenceRecord]) -> list[SentenceRecord]:
+    """The records that stand on their own: one that opens with a word leaning on the sentence before
+    it ("It", "But", "However"...) must follow, in its section, a sentence citing the same source;
+    else it is left out (made "dropped", with the reason as its last attempt)."""
+    out: list[SentenceRecord] = []
+    for rec in records:
+        if rec.made == "dropped":
+            continue
+        prev = out[-1] if out and out[-1].section == rec.section else None
+        if leans_back(rec.text) and (prev is None or prev.unit.n != rec.unit.n):
+            rec.attempts.append(Attempt("assemble", rec.text, Verdict(
+                False, reasons=["leans on a sentence the article does not hold before it"])))
+            rec.made, rec.text = "dropped", ""
+            continue
+        out.append(rec)
+    return out
 
 
 def _layout(guidance: str) -> str:
@@ -255,8 +318,9 @@ def _layout(guidance: str) -> str:
 def assemble(plan: WritePlan, records: list[SentenceRecord], headings: bool) -> str:
     """The article body: one `# ` headline, then each section's sentences in schema order."""
     out = [f"# {' '.join(plan.title.split())}"]
+    kept = standing(records)
     for si, sec in enumerate(plan.sections):
-        lines = [_line(r) for r in records if r.section == si and r.made != "dropped"]
+        lines = [_line(r) for r in kept if r.section == si]
         if not lines:
             continue
         layout = _layout(sec.guidance) if headings else "paragraph"
@@ -270,12 +334,31 @@ def assemble(plan: WritePlan, records: list[SentenceRecord], headings: bool) -> 
     return "\n\n".join(out) + "\n"
 
 
+MADE = ("quoted", "verbatim", "restated")
+
+
 def counts(records: list[SentenceRecord]) -> dict[str, int]:
-    """How many sentences were generated, repaired, quoted and dropped."""
-    out = {"generated": 0, "repaired": 0, "quoted": 0, "dropped": 0}
+    """How many of the article's sentences were quoted, kept verbatim or restated (a record of two
+    source sentences kept is two sentences)."""
+    out = dict.fromkeys(MADE, 0)
     for r in records:
-        out[r.made] += 1
+        if r.made in out:
+            out[r.made] += max(1, len(split(r.text)))
     return out
+
+
+def dropped(records: list[SentenceRecord]) -> int:
+    """How many planned units were left out."""
+    return sum(r.made == "dropped" for r in records)
+
+
+def review(records: list[SentenceRecord]) -> list[dict[str, Any]]:
+    """Each sentence of the article beside the source sentence(s) it came from, in the source's own
+    words, restated ones first: `[{"sentence", "made", "sources": [{"n", "text"}]}]`."""
+    rows = [{"sentence": r.text, "made": r.made,
+             "sources": [{"n": r.unit.n, "text": s.page or s.text} for s in r.unit.sentences]}
+            for r in records if r.made != "dropped"]
+    return sorted(rows, key=lambda row: row["made"] != "restated")
 
 
 def records_markdown(records: list[SentenceRecord]) -> str:

@@ -24,8 +24,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from nonseq.models import DropReason, SourceKind
-from nonseq.text.prose import reject_reason
+from nonseq.text.furniture import clean_inline, furniture_reason
+from nonseq.text.prose import leans_back, reject_reason
 from nonseq.text.sentences import split, strip_dateline
+from nonseq.text.voice import ATTRIBUTED, speech
+from nonseq.text.when import anchor
 from nonseq.text.words import tokens
 from nonseq.writing.sources import SourceRef
 
@@ -60,6 +63,8 @@ class PlanSettings:
     mmr: float = 0.5                # weight of the similarity to units already planned
     source_penalty: float = 0.05    # per unit of the same source already in the section
     lean_penalty: float = 0.1       # a sentence that leans on a sentence left out
+    fit_margin: float = 0.03        # a unit fits the sections within this cosine of its best-fitting one
+    min_sources: int = 3            # the article draws on this many sources when the plan has them
     use_pool: bool = True           # also plan from pool chunks cut only by the per-URL cap/top N
     pool_extra: int = 12            # most such pool chunks
 
@@ -87,6 +92,7 @@ class SourceSentence:
     chunk_score: float
     topic: float = 0.0      # cosine with the topic
     reason: str = ""        # why it was not planned ("" = usable)
+    page: str = ""          # the sentence as the page has it (before markers went and dates came in)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
@@ -207,18 +213,47 @@ def candidate_chunks(pack: ContextPack, cfg: PlanSettings) -> list[Candidate]:
     return chunks
 
 
+_OPEN_QUOTE = re.compile(r"^\W*[\"“]")
+
+
+def sentence_reason(text: str, cfg: PlanSettings, second_person: bool) -> str:
+    """Why a cleaned source sentence may not be said ("" when it may), the parse's fragment test aside."""
+    reason = furniture_reason(text) or reject_reason(text, allow_second_person=second_person,
+                                                     max_words=cfg.max_unit_words)
+    if (not reason and _OPEN_QUOTE.match(text) and not speech(text)
+            and not ATTRIBUTED.search(re.sub(r"“[^”]*”|\"[^\"]*\"", " ", text))):
+        reason = "quotation with no speaker"
+    return reason
+
+
 def source_sentences(chunks: Sequence[Candidate], cfg: PlanSettings,
                      second_person: bool) -> list[SourceSentence]:
-    """Every sentence of every chunk, with the filter's reason for those that may not be said."""
+    """Every sentence of every chunk, with the filter's reason for those that may not be said.
+
+    A sentence is cleaned of the page's markers and links first (`text.furniture.clean_inline`),
+    and its relative time is anchored to the page's date (`text.when.anchor`: a sentence that cannot
+    be anchored is left out). The parse then leaves out every fragment (no finite verb or no subject).
+    """
+    from nonseq.text.parse import fragment, parse_many
+
     out = []
     for ci, c in enumerate(chunks):
         score = float(c.scores.get("final", c.score))
-        for si, text in enumerate(strip_dateline(t) for t in split(c.chunk.text)):
-            reason = reject_reason(text, allow_second_person=second_person,
-                                      max_words=cfg.max_unit_words)
-            out.append(SourceSentence(f"c{ci}.s{si}", text, ci, si, c.chunk.url,
-                                      " ".join((c.chunk.title or c.chunk.domain or c.chunk.url).split()),
-                                      c.point_id, score, reason=reason))
+        title = " ".join((c.chunk.title or c.chunk.domain or c.chunk.url).split())
+        for si, raw in enumerate(split(c.chunk.text)):
+            text = clean_inline(strip_dateline(raw))
+            reason = sentence_reason(text, cfg, second_person)
+            anchored = anchor(text, c.chunk.published) if not reason else text
+            if anchored is None:
+                reason = "relative time, and the page has no date"
+            out.append(SourceSentence(f"c{ci}.s{si}", anchored or text, ci, si, c.chunk.url, title,
+                                      c.point_id, score, reason=reason, page=raw))
+    usable = [s for s in out if not s.reason]
+    parse_many([s.text for s in usable])
+    for s in usable:
+        missing = fragment(s.text, allow_imperative=second_person)
+        if missing:
+            s.reason = f"fragment: {missing}"
     return out
 
 
@@ -288,7 +323,8 @@ def admit_below_floor(sents: list[SourceSentence], vecs: np.ndarray, cfg: PlanSe
 
 
 def make_units(sents: list[SourceSentence], cfg: PlanSettings) -> list[Unit]:
-    """Usable sentences as units: a leaning or short sentence joins its usable predecessor."""
+    """Usable sentences as units: a leaning or short sentence joins its usable predecessor; one that
+    opens leaning on the sentence before it ("It", "But"...) and cannot join it is no unit."""
     units: list[Unit] = []
     for s in sents:
         if s.reason:
@@ -299,17 +335,37 @@ def make_units(sents: list[SourceSentence], cfg: PlanSettings) -> list[Unit]:
         short = max(len(tokens(prev[0].text)), len(tokens(s.text))) < cfg.pair_words if prev else False
         if pairable and (_LEANS.match(s.text) or short):
             prev.append(s)
-        else:
+        elif not leans_back(s.text):
             units.append(Unit([s]))
     return units
 
 
+def mark_leaning(sents: list[SourceSentence], units: list[Unit]) -> None:
+    """Give every usable sentence that no unit holds (it leans on a sentence it could not join) its reason."""
+    held = {s.id for u in units for s in u.sentences}
+    for s in sents:
+        if not s.reason and s.id not in held:
+            s.reason = "leans on the sentence before it, which is not planned with it"
+
+
+def fitting(fit: np.ndarray, base: np.ndarray, cfg: PlanSettings) -> np.ndarray:
+    """Which units fit which sections: a section is within `fit_margin` of the unit's best-fitting
+    one; the first section (the lede, the short answer) also takes the units strongest on the topic."""
+    ok = fit >= fit.max(axis=1, keepdims=True) - cfg.fit_margin
+    if len(base):
+        top = np.argsort(-base)[:max(1, cfg.units_per_section)]
+        ok[top, 0] = True
+    return np.asarray(ok)
+
+
 def allocate(units: list[Unit], uvecs: np.ndarray, secvecs: np.ndarray, cfg: PlanSettings,
              base: np.ndarray) -> list[list[int]]:
-    """Unit indices per section: turns in schema order, each taking its best unit by MMR."""
+    """Unit indices per section: turns in schema order, each taking its best fitting unit by MMR
+    (a section that no unit fits stays empty and is left out)."""
     n_sec = len(secvecs)
     picks: list[list[int]] = [[] for _ in range(n_sec)]
     fit = uvecs @ secvecs.T  # units x sections
+    ok = fitting(fit, base, cfg)
     free = set(range(len(units)))
     chosen: list[int] = []
     for _round in range(cfg.units_per_section):
@@ -318,15 +374,49 @@ def allocate(units: list[Unit], uvecs: np.ndarray, secvecs: np.ndarray, cfg: Pla
                 return picks
             best, best_score = -1, -np.inf
             for u in sorted(free):
+                if not ok[u, s]:
+                    continue
                 sim = float(np.max(uvecs[chosen] @ uvecs[u])) if chosen else 0.0
                 same = sum(units[k].sentences[0].url == units[u].sentences[0].url for k in picks[s])
                 score = base[u] + cfg.w_section * fit[u, s] - cfg.mmr * sim - cfg.source_penalty * same
                 if score > best_score:
                     best, best_score = u, score
+            if best < 0:
+                continue
             units[best].score, units[best].section_fit = float(best_score), float(fit[best, s])
             picks[s].append(best)
             chosen.append(best)
             free.discard(best)
+    return picks
+
+
+def diversify(units: list[Unit], picks: list[list[int]], base: np.ndarray, cfg: PlanSettings) -> list[list[int]]:
+    """Draw on at least `min_sources` sources when the units hold them: each missing source's best
+    unit takes the place of the weakest unit of the most-used source (in that unit's section)."""
+    def url(i: int) -> str:
+        return units[i].sentences[0].url
+
+    have = {url(i) for p in picks for i in p}
+    chosen = {i for p in picks for i in p}
+    wanted = min(cfg.min_sources, len({u.sentences[0].url for u in units}))
+    spare = sorted((i for i in range(len(units)) if i not in chosen and url(i) not in have), key=lambda i: -base[i])
+    for new in spare:
+        if len(have) >= wanted:
+            break
+        if url(new) in have:
+            continue
+        counts: dict[str, int] = {}
+        for i in chosen:
+            counts[url(i)] = counts.get(url(i), 0) + 1
+        most = max(counts, key=lambda k: counts[k], default="")
+        if counts.get(most, 0) < 2:
+            break
+        weakest = min((i for i in chosen if url(i) == most), key=lambda i: base[i])
+        for p in picks:
+            if weakest in p:
+                p[p.index(weakest)] = new
+        chosen = (chosen - {weakest}) | {new}
+        have.add(url(new))
     return picks
 
 
@@ -363,6 +453,7 @@ def build_plan(pack: ContextPack, schema: Schema, embed: Embed,
         want = min(cfg.min_units, cfg.max_units, len(sections) * cfg.units_per_section)
         below_floor = admit_below_floor(sents, vecs, cfg, want)
         units = make_units(sents, cfg)
+        mark_leaning(sents, units)
         if units:
             index = {s.id: i for i, s in enumerate(sents)}
             uvecs = _unit_norm(np.stack([vecs[[index[s.id] for s in u.sentences]].mean(0)
@@ -370,7 +461,8 @@ def build_plan(pack: ContextPack, schema: Schema, embed: Embed,
             lean = np.array([bool(_LEANS.match(u.sentences[0].text)) for u in units], dtype=float)
             base = np.array([cfg.w_topic * u.topic + cfg.w_rank * u.sentences[0].chunk_score
                              for u in units]) - cfg.lean_penalty * lean
-            for sec, picked in zip(sections, allocate(units, uvecs, qv[1:], cfg, base), strict=True):
+            picks = diversify(units, allocate(units, uvecs, qv[1:], cfg, base), base, cfg)
+            for sec, picked in zip(sections, picks, strict=True):
                 sec.units = [units[i] for i in picked]
             planned = {s.id for sec in sections for u in sec.units for s in u.sentences}
             for s in sents:

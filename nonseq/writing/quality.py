@@ -2,7 +2,8 @@
 
 A reply is a draft when a body line echoes the instructions (shares `echo_words` consecutive words
 with the writer's instructions), when lines repeat, when it has fewer than
-`min_sentences` sentences, or when too small a share of its sentences is supported by the facts.
+`min_sentences` sentences (it is never padded), when too small a share of its sentences is
+supported by the facts, or when more than `max_quoted_share` of them are quotations.
 """
 
 from __future__ import annotations
@@ -20,6 +21,21 @@ if TYPE_CHECKING:
     from nonseq.verify.grounding import GroundingResult
 
 _HEADLINE = re.compile(r"^\s*#\s")
+#: The blind reading of the bench's test split (docs/writing.md, "The blind reading"): the share of
+#: the sentences the checks passed that a reader kept, and how many were read. The checks' own
+#: share is an estimate; this is its measured precision.
+AUDIT = {"keep_share": None, "sentences": 0, "split": "test"}
+
+
+def summary_line(made: dict[str, int], checked_share: float) -> str:
+    """How the sentences were made, and what the checks' share means (an estimate, with its audit)."""
+    total = sum(made.get(k, 0) for k in ("quoted", "verbatim", "restated"))
+    parts = ", ".join(f"{made.get(k, 0)} {k}" for k in ("quoted", "verbatim", "restated"))
+    line = f"{total} sentences: {parts}; the checks pass {checked_share:.0%} (an estimate"
+    if AUDIT["keep_share"] is not None:
+        line += (f"; a blind reading of {AUDIT['sentences']} {AUDIT['split']}-split sentences kept "
+                 f"{float(AUDIT['keep_share']):.0%} of those the checks passed")
+    return line + ")"
 
 
 def _grams(words: Sequence[str], n: int) -> set[tuple[str, ...]]:
@@ -72,8 +88,8 @@ class Quality:
 
 
 def assess(body: str, grounding: GroundingResult, instructions: Sequence[str],
-           cfg: WritingSettings) -> Quality:
-    """The gate's four tests on a grounded body."""
+           cfg: WritingSettings, made: dict[str, int] | None = None) -> Quality:
+    """The gate's tests on a grounded body (and on how its sentences were made, when given)."""
     echoed = echoed_lines(body, instructions, cfg.echo_words)
     repeated = repeated_lines(body)
     share = grounding.supported_share
@@ -87,4 +103,8 @@ def assess(body: str, grounding: GroundingResult, instructions: Sequence[str],
     if share < cfg.min_supported_share:
         reasons.append(f"{share:.0%} of sentences supported, below "
                        f"{cfg.min_supported_share:.0%}")
+    total = sum((made or {}).values())
+    if made and total and made.get("quoted", 0) / total > cfg.max_quoted_share:
+        reasons.append(f"{made['quoted']} of {total} sentences are quotations, more than "
+                       f"{cfg.max_quoted_share:.0%}: a collage, not prose")
     return Quality(bool(reasons), reasons, echoed, repeated, grounding.sentences, share)

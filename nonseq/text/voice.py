@@ -1,0 +1,126 @@
+"""Whose words: opinions, verdicts and predictions, reported speech, and the name of a source.
+
+An article may state a source's facts in its own voice, but an opinion, a verdict or a prediction
+is someone's: "According to Engadget, the Xbox One X is the ultimate video game system." The word
+classes below were fixed from what such sentences hold (evaluative adjectives and superlatives,
+recommendations, predictions), not from any bench run. `site_name` names a source from its
+page title ("... | Engadget") or its host ("www.engadget.com"); `according_to` frames a source
+sentence as the source's.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlsplit
+
+from nonseq.text.prose import unquoted
+from nonseq.text.words import tokens
+
+_EVALUATIVE = re.compile(
+    r"\b(?:best|worst|ultimate|greatest|finest|great|excellent|outstanding|superb|fantastic|amazing|"
+    r"awesome|incredible|brilliant|stunning|gorgeous|beautiful|impressive|remarkable|exceptional|"
+    r"terrible|awful|horrible|dreadful|disappointing|underwhelming|mediocre|lackluster|lacklustre|"
+    r"overrated|underrated|overpriced|must-have|must-buy|must-see|masterpiece|flawless|perfect|"
+    r"enjoyable|delightful|boring|bland|dull|fun|exciting|thrilling|annoying|frustrating|clunky|"
+    r"sluggish|snappy|slick|elegant|ugly|worth (?:it|the)|not worth|a bargain|a steal|a mess|"
+    r"hands down|a joy|a letdown|a disaster|a triumph|a success|a failure|game-?changer|"
+    r"revolutionary|groundbreaking|world-class|top-notch|second to none|unmatched|unrivaled|"
+    r"unrivalled|the (?:most|least) \w+)\b",
+    re.I)
+_RECOMMEND = re.compile(r"\b(?:should|ought to|(?:is|are) recommended|recommend(?:s|ed)?|"
+                        r"(?:is|are) (?:a )?must)\b", re.I)
+_PREDICT = re.compile(
+    r"\b(?:will (?:likely|probably|surely|certainly|undoubtedly|soon|eventually|never|become|be the|"
+    r"change|transform|revolutioni[sz]e|dominate|replace)|(?:is|are) (?:likely|poised|set|bound|"
+    r"expected|predicted|projected|forecast) to|predicts?|forecasts?|could (?:soon|become|be the)|"
+    r"may (?:soon|become|never))\b",
+    re.I)
+#: Words that already say whose a sentence's claim is.
+ATTRIBUTED = re.compile(
+    r"\b(?:says?|said|saying|told|tells|according to|writes?|wrote|argues?|argued|claims?|claimed|"
+    r"believes?|believed|thinks?|thought|reports?|reported|notes?|noted|adds?|added|stated|"
+    r"announced|explained|insists?|insisted|warns?|warned|calls?|called|describes?|described|"
+    r"reviewers?|critics?|analysts?|experts?|in (?:his|her|their|its) (?:review|view|opinion))\b",
+    re.I)
+_SPEECH = re.compile(r"\b(?:says?|said|told|tells|added|adds|writes?|wrote|explained|noted|stated|"
+                     r"argued|asked|according to)\b", re.I)
+
+
+def opinion(sentence: str) -> str:
+    """What makes the sentence an opinion, verdict or prediction when it names no holder ("" if none)."""
+    own = unquoted(sentence)
+    if ATTRIBUTED.search(own):
+        return ""
+    for kind, pattern in (("verdict", _EVALUATIVE), ("recommendation", _RECOMMEND), ("prediction", _PREDICT)):
+        m = pattern.search(own)
+        if m:
+            return f"{kind}: {m.group().lower()}"
+    return ""
+
+
+def reported_speech(sentence: str) -> bool:
+    """True when the sentence reports what someone said in its own words (a speech verb outside quotes)."""
+    return bool(_SPEECH.search(unquoted(sentence)))
+
+
+SPEECH = re.compile(r"^[\"“](?P<quote>[^\"“”]{20,}?)[,.!?]?[\"”],?\s+(?P<who>[^\"“”]{2,80}?)\.?$")
+#: The last sentence of a quotation whose opening mark is in an earlier sentence: `... decisions," Martins said."`
+SPEECH_TAIL = re.compile(r"^(?P<quote>[^\"“”]{20,}?)[,.!?]?[\"”],?\s+(?P<who>[^\"“”]{2,80}?)\.?[\"”]?$")
+#: A news lead's dateline: `(Reuters) — `, `WASHINGTON (AP) - `.
+DATELINE = re.compile(r"^(?:[A-Z][A-Z.' -]*,?\s)?\([A-Z][\w&.' ]{1,30}\)\s*[—–-]+\s*")
+
+
+def speech(text: str) -> bool:
+    """True when a source sentence is direct speech with its speaker (`"...," she said.`)."""
+    text = DATELINE.sub("", text.strip())
+    found = SPEECH.match(text) or SPEECH_TAIL.match(text)
+    return found is not None and len(tokens(found["who"])) <= 14
+
+
+_SEPARATORS = re.compile(r"\s+(?:\||–|—|-|::|·|•)\s+")
+_GENERIC = re.compile(r"^(?:home|news|blog|article|articles|index|page|untitled|latest news)$", re.I)
+
+
+def site_name(title: str, url: str = "") -> str:
+    """A source's name: the site part of its page title ("Review | Engadget"), else its host's name
+    ("www.theverge.com" -> "theverge.com"); "" when there is neither (an address, a local file)."""
+    parts = [p.strip() for p in _SEPARATORS.split(title or "") if p.strip()]
+    if len(parts) > 1:
+        last = parts[-1]
+        if 1 <= len(last.split()) <= 4 and not _GENERIC.match(last) and len(last) <= 40:
+            return last
+    host = (urlsplit(url).hostname or "") if url.startswith(("http://", "https://")) else ""
+    if not host or re.fullmatch(r"[\d.]+|localhost|\[?[0-9a-f:]+\]?", host):
+        return ""
+    return host.removeprefix("www.")
+
+
+def according_to(sentence: str, name: str, keep_case: bool | None = None) -> str:
+    """The source sentence framed as the source's: "According to Engadget, the ...". Its first
+    word keeps its capital when it is a name (`keep_case`, from a parse; else a guess: any
+    capitalised word that is not a common sentence opener); a leading connective goes."""
+    body = re.sub(r"^(?:but|and|however|also|still|yet|so)\b,?\s+", "", sentence.strip(), flags=re.I)
+    first = body.split(" ", 1)[0]
+    lower = first[:1].lower() + first[1:]
+    if keep_case is None:
+        keep_case = first.isupper() or first == "I" or (first[:1].isupper() and not _common(lower))
+    body = body if keep_case else lower + body[len(first):]
+    return f"According to {name}, {body}"
+
+
+_COMMON = frozenset((
+    "the", "a", "an", "this", "that", "these", "those", "it", "its", "there", "in", "on", "at", "for",
+    "with", "by", "from", "to", "as", "after", "before", "during", "when", "while", "if", "some",
+    "many", "most", "all", "one", "both", "each", "every", "no", "not", "what", "how", "why",
+    "despite", "although", "though", "because", "since", "unlike", "like", "with", "without",
+    "overall", "still", "even", "only", "just", "more", "less", "other", "another", "such", "they",
+    "their", "we", "our", "you", "your", "he", "she", "his", "her", "of", "under", "over", "now",
+    "today", "yet", "so", "then", "here", "instead", "unfortunately", "fortunately", "sadly",
+    "luckily", "ultimately", "essentially", "basically", "perhaps", "maybe", "probably", "clearly",
+    "obviously", "first", "second", "finally", "also", "again", "meanwhile", "regardless",
+))
+
+
+def _common(word: str) -> bool:
+    """True for a word that is capitalised only because it starts the sentence."""
+    return word.lower().strip(",;:'\"“‘") in _COMMON

@@ -1,0 +1,259 @@
+"""Sentences a careful reader would keep (issue 47): who does what, fragments, sentences that lean,
+page furniture and links, attribution, dates, repeats, and the review of an article.
+
+The role and fragment checks run on the real parser (spaCy's en_core_web_sm 3.8.0 pipeline); the
+furniture fixtures are pages in MediaWiki's and Sphinx's own markup, run through the project's
+extractor; the plan runs on the bundled embedder.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from test_writer import OverlapSupport, ScriptedLLM, make_pack, schema
+
+from nonseq.research.extract import extract
+from nonseq.text.furniture import clean_inline, furniture_reason, unlink
+from nonseq.text.parse import fragment
+from nonseq.text.voice import according_to, opinion, site_name
+from nonseq.text.when import anchor
+from nonseq.verify.rules import Verifier, near_repeat, role_change, stems
+from nonseq.writing.compose import Composer, assemble, counts, review
+from nonseq.writing.plan import PlanSettings, build_plan
+
+FIREFOX = ("Firefox is a web browser, and is Mozilla's flagship software product. "
+           "Firefox was originally named Phoenix. "
+           "Sub-communities have formed around localization efforts for the Mozilla web properties.")
+
+
+@pytest.fixture(scope="module")
+def embed() -> Any:
+    """The bundled MiniLM embedder."""
+    from nonseq.config import EmbeddingSettings
+    from nonseq.index.embed import build_embedder
+
+    return build_embedder(EmbeddingSettings()).embed
+
+
+@pytest.mark.parametrize(("sentence", "source"), [
+    ("Mozilla is a web browser.", "Firefox is a web browser, and is Mozilla's flagship software product."),
+    ("Phoenix was originally named Phoenix.", "Firefox was originally named Phoenix."),
+    ("The Mozilla web properties have formed around localization efforts.",
+     "Sub-communities have formed around localization efforts for the Mozilla web properties."),
+    ("The man told Dempsey to remove the feather bedding.",
+     "Dempsey told the man to remove the feather bedding from his home."),
+    ("Google was acquired by YouTube in 2006.", "Google acquired YouTube in 2006."),
+])
+def test_a_restatement_that_changes_who_does_what_fails(sentence: str, source: str) -> None:
+    """The subject, agent or object moved to another role: the parse sees it, word overlap does not."""
+    assert role_change(sentence, [source]), sentence
+    verdict = Verifier(OverlapSupport(), 0.5).check(sentence, [source])
+    assert not verdict.ok and any("who does what" in r or "main verb" in r for r in verdict.reasons), verdict
+
+
+@pytest.mark.parametrize(("sentence", "source"), [
+    ("Firefox is Mozilla's flagship web browser.",
+     "Firefox is a web browser, and is Mozilla's flagship software product."),
+    ("Firefox was first named Phoenix.", "Firefox was originally named Phoenix."),
+    ("YouTube was acquired by Google in 2006.", "Google acquired YouTube in 2006."),
+    ("Dempsey told the man to remove the bedding.",
+     "Dempsey told the man to remove the feather bedding from his home."),
+])
+def test_a_restatement_that_keeps_who_does_what_passes(sentence: str, source: str) -> None:
+    """The same roles, in other words or the other voice, pass the role check."""
+    assert role_change(sentence, [source]) == "", sentence
+
+
+def test_a_fragment_never_passes_from_the_model_or_the_page(embed: Any) -> None:
+    """No finite verb or no subject: a fragment, whoever wrote it."""
+    assert fragment("Dave Hyatt, Joe Hewitt and Blake Ross [1].") == "no finite verb"
+    assert fragment("Robin Biesbroek, the commander of the mission.") == "no finite verb"
+    assert fragment("Firefox was released in 2004.") == ""
+    assert fragment("Keep the lid closed.") != "" and fragment("Keep the lid closed.", allow_imperative=True) == ""
+    source = "Firefox was created by Dave Hyatt, Joe Hewitt and Blake Ross as an experiment."
+    verdict = Verifier(OverlapSupport(), 0.5).check("Dave Hyatt, Joe Hewitt and Blake Ross.", [source])
+    assert "fragment: no finite verb" in verdict.reasons
+    page = ("Firefox was created by Dave Hyatt, Joe Hewitt and Blake Ross as an experiment of Mozilla.\n"
+            "Dave Hyatt, Joe Hewitt and Blake Ross, the three founders of the Firefox browser project.")
+    plan = build_plan(make_pack([page], "The Firefox web browser", "how Firefox began"), schema(), embed)
+    frag = next(s for s in plan.sentences if s.text.startswith("Dave Hyatt"))
+    assert frag.reason == "fragment: no finite verb"
+
+
+def test_a_failed_role_goes_to_the_literal_retry_then_to_the_source_sentence(embed: Any) -> None:
+    """The model swaps the roles twice: the article says the source's own sentence."""
+    page = "Firefox was originally named Phoenix by its developers at Mozilla in 2002."
+    plan = build_plan(make_pack([page], "The Firefox web browser", "how Firefox began"), schema(), embed)
+    script = {"Phoenix": ["Phoenix was originally named Phoenix by its developers at Mozilla in 2002.",
+                          "Mozilla was originally named Phoenix by its developers in 2002."]}
+    records = Composer(ScriptedLLM(script), Verifier(OverlapSupport(), 0.5)).run(plan)
+    rec = next(r for r in records if "Phoenix" in r.unit.text)
+    assert [a.kind for a in rec.attempts] == ["free", "literal", "verbatim"], rec.attempts
+    assert rec.made == "verbatim" and rec.text == page
+
+
+MEDIAWIKI = """<!DOCTYPE html><html><head><title>Mozilla Firefox - Wikipedia</title></head><body>
+<div id="mw-content-text"><div class="mw-parser-output">
+<p><b>Mozilla Firefox</b> is a free and open-source web browser developed by the Mozilla Foundation.<sup
+ id="cite_ref-1" class="reference"><a href="#cite_note-1">[1]</a></sup> Firefox uses the Gecko rendering engine
+ to display web pages.<sup class="reference"><a href="#cite_note-2">[2]</a></sup></p>
+<h2><span class="mw-headline" id="History">History</span><span class="mw-editsection"><span
+ class="mw-editsection-bracket">[</span><a href="/w/index.php?title=Firefox&amp;action=edit&amp;section=1">edit</a><span
+ class="mw-editsection-bracket">]</span></span></h2>
+<div role="note" class="hatnote navigation-not-searchable">Main article: <a href="/wiki/History_of_Firefox">History of
+ Firefox</a></div>
+<p>The project began as an experimental branch of the Mozilla project by Dave Hyatt, Joe Hewitt and Blake
+ Ross.<sup class="noprint Inline-Template Template-Fix"><i>[<a href="/wiki/Wikipedia:Citation_needed">citation
+ needed</a>]</i></sup> The browser was renamed Firefox in February 2004 after a trademark dispute with the
+ Firebird database project.<sup class="reference"><a href="#cite_note-3">[3]</a></sup></p>
+<p>Firefox quickly gained market share from Internet Explorer in the years after its first release in
+ November 2004, according to StatCounter.</p>
+<h2><span class="mw-headline" id="References">References</span></h2>
+<ol class="references"><li id="cite_note-1"><b><a href="#cite_ref-1">^</a></b> <cite>"Firefox 1.0 release
+ notes". Mozilla. Archived from <a href="https://web.archive.org/x">the original</a> on 10 November 2004.
+ Retrieved 5 May 2020.</cite></li>
+<li id="cite_note-2"><b><a href="#cite_ref-2">^</a></b> <cite>"Gecko". MDN Web Docs. Retrieved 12 June
+ 2021.</cite></li></ol>
+<p>This page was last edited on 3 December 2023, at 10:15 (UTC). Text is available under the Creative Commons
+ Attribution-ShareAlike License 4.0; additional terms may apply.</p>
+</div></div></body></html>"""
+
+SPHINX = """<!DOCTYPE html><html><head><title>Installing the parser &mdash; parsekit 2.1 documentation</title></head>
+<body><div class="wy-nav-side"><a href="index.html">Docs</a> &raquo; <a href="guide.html">User guide</a> &raquo;
+ Installing</div>
+<div role="main" class="document"><div class="section" id="installing">
+<h1>Installing the parser<a class="headerlink" href="#installing" title="Permalink to this headline">¶</a></h1>
+<p>The parser reads a configuration file and builds a syntax tree for every input document in one pass.</p>
+<p>See the <a href="https://parsekit.example/docs/config.html">configuration reference</a> for every option.
+ Full details are at https://parsekit.example/docs/full.html and in the changelog.</p>
+<p>Version 2.1 of the parser added support for streaming input and cut its memory use in half.</p>
+<p>The parser keeps its cache in memory, and the cache is cleared when a run ends.</p>
+</div></div>
+<footer><div class="rst-footer-buttons"><a href="next.html" class="btn">Next <span>&rarr;</span></a>
+<a href="prev.html" class="btn"><span>&larr;</span> Previous</a></div>
+<p>&copy; Copyright 2024, The parsekit authors.</p>
+<p>Built with <a href="https://www.sphinx-doc.org/">Sphinx</a> using a <a href="https://github.com/readthedocs">theme</a>
+ provided by <a href="https://readthedocs.org">Read the Docs</a>.</p>
+<a href="https://github.com/x/parsekit/blob/main/docs/install.rst">Edit on GitHub</a></footer></body></html>"""
+
+FURNITURE = ("[1]", "[2]", "[edit]", "edit]", "citation needed", "Main article", "Archived from",
+             "Retrieved", "last edited", "Creative Commons", "Next", "Previous", "Copyright",
+             "Built with", "Edit on GitHub", "¶", "http", "](", "»", "parsekit.example")
+
+
+def _planned(embed: Any, html: str, url: str, title: str, focus: str) -> tuple[Any, list[str]]:
+    """The plan of one page extracted by the project's extractor, and its planned sentences."""
+    doc = extract(html, "text/html", url)
+    assert doc is not None
+    plan = build_plan(make_pack([doc.text], title, focus), schema(), embed, PlanSettings(topic_floor=0.2))
+    return plan, [s.text for u in plan.units for s in u.sentences]
+
+
+@pytest.mark.parametrize(("html", "title", "focus", "kept"), [
+    (MEDIAWIKI, "The Mozilla Firefox web browser", "its history", "renamed Firefox in February 2004"),
+    (SPHINX, "Installing the parsekit parser", "what the parser does", "builds a syntax tree"),
+])
+def test_page_furniture_and_links_never_reach_the_plan_or_the_article(
+        embed: Any, html: str, title: str, focus: str, kept: str) -> None:
+    """Wiki and docs markup (edit links, footnotes, hatnotes, references, navigation, links) stays out."""
+    plan, said = _planned(embed, html, "http://127.0.0.1/page", title, focus)
+    assert any(kept in s for s in said), plan.to_markdown()
+    for text in said:
+        assert not any(f in text for f in FURNITURE), text
+    records = Composer(ScriptedLLM({}), Verifier(OverlapSupport(), 0.5)).run(plan)
+    body = assemble(plan, records, headings=True)
+    prose = "\n".join(line for line in body.splitlines() if not line.startswith("#"))
+    ours = re.sub(r" \[\d+\](?=[.!?])", "", prose)  # the plan's markers: ` [n].` at a sentence's end
+    assert ours and not any(f in ours for f in FURNITURE) and not re.search(r"\[\d+\]", ours), body
+
+
+def test_inline_markers_and_links_are_cleaned_and_a_url_sentence_is_left_out() -> None:
+    """A `[n]` of the page never becomes a marker; a Markdown link becomes its text; a URL is never said."""
+    assert clean_inline("The pump failed in 2019[3] and again in 2020.[citation needed]") == (
+        "The pump failed in 2019 and again in 2020.")
+    assert clean_inline("See [the guide](https://x.example/guide) for details.") == "See the guide for details."
+    assert clean_inline("Read it ![logo](logo.png) now [note 2] [a].") == "Read it now."
+    assert furniture_reason("Buy them at https://pumpco-deals.example today.") == "holds a URL or link"
+    assert furniture_reason("Visit www.pumpco-deals.example for the offer.") == "holds a URL or link"
+    assert furniture_reason("Retrieved 5 May 2020.").startswith("page furniture")
+    assert furniture_reason("Next year the company will open a plant in Ohio.") == ""
+    assert unlink("Pumps [fail](http://x.example) rarely, see http://y.example.") == "Pumps fail rarely, see."
+
+
+def test_a_sentence_that_leans_is_planned_with_its_sentence_or_left_out(embed: Any) -> None:
+    """"It ..." joins the sentence it leans on; without it, it is no unit; in the article it follows
+    a sentence of the same source or is left out."""
+    page = ("Firefox was released by Mozilla in November 2004 as a free web browser.\n"
+            "It quickly gained market share from Internet Explorer in Europe and North America.")
+    plan = build_plan(make_pack([page], "The Firefox web browser", "its release"), schema(), embed)
+    pair = next(u for u in plan.units if any(s.text.startswith("It quickly") for s in u.sentences))
+    assert pair.sentences[0].text.startswith("Firefox was released")
+    alone = build_plan(make_pack([page.split("\n")[1]], "The Firefox web browser", "its release"), schema(), embed)
+    assert not alone.units
+    assert next(s for s in alone.sentences if s.text.startswith("It")).reason.startswith("leans on")
+    verdict = Verifier(OverlapSupport(), 0.5).check("It was released by Mozilla in November 2004 as a free browser.",
+                                                    [page.split("\n")[0]])
+    assert "leans on a sentence before it" in verdict.reasons
+    records = Composer(ScriptedLLM({}), Verifier(OverlapSupport(), 0.5)).run(plan)  # echoes the pair
+    body = assemble(plan, records, headings=True)
+    assert "It quickly gained" in body and body.index("Firefox was released") < body.index("It quickly")
+
+
+def test_relative_time_is_anchored_to_the_page_date_or_left_out() -> None:
+    """'Earlier this year' takes the page's year; with no date the sentence is not said."""
+    assert anchor("Earlier this year, NASA found water vapour.", "2019-11-19") == (
+        "Earlier in 2019, NASA found water vapour.")
+    assert anchor("Sony said on Tuesday that sales rose last year.", "2019-11-21T08:00:00Z") == (
+        "Sony said on 19 November 2019 that sales rose in 2018.")
+    assert anchor("Sales rose last week.", "") is None
+    assert anchor("Sales rose in 2018.", "") == "Sales rose in 2018."
+    assert anchor("Super Tuesday results came in.", "") == "Super Tuesday results came in."
+
+
+def test_an_opinion_names_whose_it_is(embed: Any) -> None:
+    """A verdict in the source's own voice is said as its source's, never in the article's voice."""
+    assert opinion("The Xbox One X is the ultimate video game system.").startswith("verdict")
+    assert opinion("Engadget's review calls the Xbox One X the ultimate video game system.") == ""
+    assert opinion("The Xbox One X went on sale in November 2017.") == ""
+    assert site_name("Xbox One X review: the ultimate console | Engadget", "http://127.0.0.1/x") == "Engadget"
+    assert site_name("Xbox One X review", "https://www.engadget.com/x") == "engadget.com"
+    assert site_name("Xbox One X review", "http://127.0.0.5/x") == ""
+    assert according_to("The Xbox One X is the best console.", "Engadget", False) == (
+        "According to Engadget, the Xbox One X is the best console.")
+    page = "The Xbox One X is the ultimate video game system for anyone with a 4K television."
+    pack = make_pack([page], "The Xbox One X console", "what reviewers found")
+    pack.research[0].chunk.title = "Xbox One X review | Engadget"
+    plan = build_plan(pack, schema(), embed)
+    records = Composer(ScriptedLLM({}), Verifier(OverlapSupport(), 0.5)).run(plan)
+    rec = next(r for r in records if "ultimate" in r.unit.text)
+    assert rec.made == "verbatim" and rec.text == (
+        "According to Engadget, the Xbox One X is the ultimate video game system for anyone with a 4K television.")
+    assert [a.kind for a in rec.attempts] == ["verbatim"]  # a verdict never goes to the model
+
+
+def test_two_sentences_saying_the_same_are_one_too_many() -> None:
+    """4+ shared content words at a content-word cosine of 0.75+: the later one fails."""
+    a = "NASA confirmed water vapour on Jupiter's moon Europa for the first time."
+    b = "For the first time NASA has confirmed water vapour on Europa, a moon of Jupiter."
+    assert near_repeat(stems(a), stems(b))
+    assert not near_repeat(stems(a), stems("Europa Clipper will fly past Jupiter's moon 45 times."))
+    verifier = Verifier(OverlapSupport(), 0.5)
+    verifier.accept(a)
+    assert "says what an earlier sentence says" in verifier.check(b, [b], quoted=True).reasons
+
+
+def test_made_counts_and_the_review_rows(embed: Any) -> None:
+    """Counts by how sentences were made; the review lists restated sentences first, beside the page's words."""
+    page = ("Scientists using the W. M. Keck Observatory in Hawaii detected water vapour above Europa.\n"
+            "The team saw about 2,300 tons of water vapour on one of 17 nights of observations [4].")
+    plan = build_plan(make_pack([page]), schema(), embed)
+    script = {"Keck": ["Scientists detected water vapour above Europa with the W. M. Keck Observatory in Hawaii."]}
+    records = Composer(ScriptedLLM(script), Verifier(OverlapSupport(), 0.5)).run(plan)
+    made = counts(records)
+    assert set(made) == {"quoted", "verbatim", "restated"} and made["restated"] == 1 and made["verbatim"] >= 1
+    rows = review(records)
+    assert rows[0]["made"] == "restated" and rows[0]["sources"][0]["text"].startswith("Scientists using")
+    assert any("[4]" in src["text"] for r in rows for src in r["sources"])  # the page's own words
+    assert all("[4]" not in r["sentence"] for r in rows)
