@@ -5,8 +5,10 @@ real SearXNG over it, queues 10 topics in a temporary workspace and runs `nonseq
 process, sampling the RSS of its whole process tree from /proc. Prints the wall time of each topic
 by stage (from the night's JSON-lines log) and the peak RSS. Goal: peak < 2 GB.
 With --kills N it then runs the crash check N times (SIGKILL at seeded random points, rerun, check).
+With --workers N it runs N workers side by side on its own PostgreSQL and Qdrant server (bench/_team.py)
+and prints topics_per_hour, peak_rss_mb (the largest of any worker) and written.
 
-    python bench/night.py [--topics 10] [--max-tokens N] [--kills N] [--seed 14] [--json]
+    python bench/night.py [--topics 10] [--max-tokens N] [--kills N] [--seed 14] [--workers N] [--json]
 """
 
 from __future__ import annotations
@@ -136,8 +138,13 @@ def main() -> None:
     parser.add_argument("--max-tokens", type=int, default=None, help="[llm] max_tokens (default: the default)")
     parser.add_argument("--kills", type=int, default=0, help="crash checks to run after the benchmark")
     parser.add_argument("--seed", type=int, default=14)
+    parser.add_argument("--workers", type=int, default=0,
+                        help="team mode: N workers on one PostgreSQL database and a Qdrant server")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    if args.workers:
+        team(args)
+        return
 
     from devkit.web import HOSTS, LocalWeb, SearchApi, _common_port, free_port, start_server, stop_server
     from nonseq.research.searxng_local import LocalSearxng, json_engine
@@ -178,6 +185,36 @@ def main() -> None:
               + " ".join(f"{row.get(s, 0):8.1f}" for s in steps) + f" {row.get('total', 0):8.1f}")
     for crash in crashes:
         print(f"crash check {crash['points']}: exits {crash['codes']} then {crash['final']} (consistent)")
+
+
+def team(args: argparse.Namespace) -> None:
+    """`--workers N`: the team night (bench/_team.py) on the same local web; prints its figures."""
+    from bench._team import run_team
+    from devkit.web import HOSTS, LocalWeb, SearchApi, _common_port, free_port, start_server, stop_server
+    from nonseq.research.searxng_local import LocalSearxng, json_engine
+
+    web = LocalWeb(_common_port(list(HOSTS.values())))
+    web.start()
+    api = SearchApi(web)
+    server = start_server(api)
+    api.url = f"http://127.0.0.1:{server.server_address[1]}"
+    with tempfile.TemporaryDirectory(prefix="nonseq-team-bench-") as tmp:
+        searx = LocalSearxng(Path(tmp) / "searxng", free_port())
+        searx.write_settings(engines=[json_engine(
+            "localweb", f"{api.url}/api/search?q={{query}}&page={{pageno}}", shortcut="lw")], keep_only=[])
+        url = searx.start(timeout=60, attached=True)
+        try:
+            figures = run_team(Path(tmp), url, args.workers, TOPICS[:args.topics], args.max_tokens)
+        finally:
+            searx.stop()
+            stop_server(server)
+            web.stop()
+    if args.json:
+        print(json.dumps(figures, indent=2))
+        return
+    print(f"{figures['workers']} worker(s), {figures['topics']} topic(s): {figures['seconds']} s wall, "
+          f"{figures['topics_per_hour']} topics/hour, {figures['written']} written, peak RSS of any worker "
+          f"{figures['peak_rss_mb']} MB (exits {figures['exit_codes']})")
 
 
 if __name__ == "__main__":

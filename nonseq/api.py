@@ -106,6 +106,7 @@ class WorkspaceAPI:
         self.ws = ws
         self.read_only = read_only
         self._held = 0
+        self._team_locked = False
 
     @classmethod
     def from_settings(cls, settings: Settings, *, llm: LLM | None = None,
@@ -130,16 +131,30 @@ class WorkspaceAPI:
         from nonseq.lock import acquire
 
         self._check_writable(action)
-        acquire(self.ws.data_dir, action)
+        if self.ws.team:  # a team's database: its maintenance lock, held by the connection (nonseq.db.team_lock)
+            if not self._team_locked:
+                self._team_lock(action)
+        else:
+            acquire(self.ws.data_dir, action)
         self._held += 1
 
+    def _team_lock(self, action: str) -> None:
+        """Share the database with the other workers and editors (maintenance: hold it alone)."""
+        from nonseq.config import reviewer_name, worker_name
+        from nonseq.db import team_lock
+
+        who = worker_name(self.ws.settings) if action == "night" else reviewer_name(self.ws.settings)
+        team_lock(self.ws.db, action, who)
+        self._team_locked = True
+
     def release(self) -> None:
-        """Give back one level of the lock taken by `acquire`."""
+        """Give back one level of the lock taken by `acquire` (a team's goes when the connection closes)."""
         from nonseq.lock import release
 
         if self._held:
             self._held -= 1
-            release(self.ws.data_dir)
+            if not self.ws.team:
+                release(self.ws.data_dir)
 
     @contextmanager
     def locked(self, action: str = API_ACTION) -> Iterator[Workspace]:
@@ -154,6 +169,7 @@ class WorkspaceAPI:
         """Close SQLite and the store, then give back any lock still held."""
         try:
             self.ws.close()
+            self._team_locked = False
         finally:
             while self._held:
                 self.release()

@@ -133,6 +133,7 @@ def _register() -> None:
     from nonseq.commands import (
         articles_cmd,
         config_cmd,
+        db_cmd,
         doctor_cmd,
         domains_cmd,
         gate_cmd,
@@ -149,7 +150,7 @@ def _register() -> None:
     )
 
     for module in (queue_cmd, research_cmd, inspect_cmd, gate_cmd, write_cmd, knowledge_cmd, night_cmd, articles_cmd,
-                   persona_cmd, schema_cmd, domains_cmd, searxng_cmd, store_cmd, doctor_cmd, config_cmd):
+                   persona_cmd, schema_cmd, domains_cmd, searxng_cmd, store_cmd, db_cmd, doctor_cmd, config_cmd):
         module.register(app)
 
 

@@ -89,6 +89,23 @@ class QdrantSettings(Section):
     timeout: float = Field(30.0, gt=0, le=3600, description="Seconds per server request")
 
 
+class DatabaseSettings(Section):
+    """[database] Where the state lives: the SQLite file (one writer) or a PostgreSQL server (a team)."""
+
+    url: str = Field(
+        "", description="Empty = <data_dir>/nonseq.db (SQLite); postgresql://user@host:port/db for a team "
+        "(the password from PGPASSWORD or ~/.pgpass, not here)")
+
+    @field_validator("url")
+    @classmethod
+    def _check_url(cls, url: str) -> str:
+        """Empty, sqlite:///path or postgresql://…"""
+        url = url.strip()
+        if url and not url.startswith(("sqlite:///", "postgresql://", "postgres://")):
+            raise ValueError("url is empty (the SQLite file), sqlite:///path or postgresql://user@host:port/db")
+        return url
+
+
 class EmbeddingSettings(Section):
     """[embedding] The dense embedder."""
 
@@ -346,6 +363,16 @@ class NightSettings(Section):
     retries: int = Field(
         2, ge=0, le=100, description="Nights a topic that failed on a transient error is retried")
     log_file: str = Field("night.jsonl", description="JSON-lines log, relative to data_dir")
+    worker: str = Field("", description="This worker's name in the topics' history and the report; empty = host:pid")
+    lease_seconds: float = Field(
+        300, gt=0, le=86400, description="A claimed topic's lease (PostgreSQL): renewed while the worker lives; "
+        "when it runs out another worker resumes the topic")
+
+
+class ReviewSettings(Section):
+    """[review] People reviewing facts."""
+
+    reviewer: str = Field("", description="The reviewer's name on fact decisions; empty = the login name")
 
 
 class KnowledgeSettings(Section):
@@ -401,6 +428,7 @@ class Settings(BaseModel):
     paths: PathsSettings = Field(default_factory=PathsSettings)
     searxng: SearxngSettings = Field(default_factory=SearxngSettings)
     fetch: FetchSettings = Field(default_factory=FetchSettings)
+    database: DatabaseSettings = Field(default_factory=DatabaseSettings)
     qdrant: QdrantSettings = Field(default_factory=QdrantSettings)
     embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
     sparse: SparseSettings = Field(default_factory=SparseSettings)
@@ -412,6 +440,7 @@ class Settings(BaseModel):
     writing: WritingSettings = Field(default_factory=WritingSettings)
     night: NightSettings = Field(default_factory=NightSettings)
     knowledge: KnowledgeSettings = Field(default_factory=KnowledgeSettings)
+    review: ReviewSettings = Field(default_factory=ReviewSettings)
     categories: CategoriesSettings = Field(default_factory=CategoriesSettings)
 
     #: The folder relative paths resolve from (the config file's folder, or the cwd).
@@ -430,6 +459,23 @@ class Settings(BaseModel):
     def data_dir(self) -> Path:
         """The workspace folder."""
         return self.resolve(self.paths.data_dir)
+
+
+def worker_name(settings: Settings) -> str:
+    """This worker's name: [night] worker, or host:pid."""
+    import socket
+
+    return settings.night.worker or f"{socket.gethostname()}:{os.getpid()}"
+
+
+def reviewer_name(settings: Settings) -> str:
+    """The person reviewing: [review] reviewer, or the login name."""
+    import getpass
+
+    try:
+        return settings.review.reviewer or getpass.getuser()
+    except (KeyError, OSError):
+        return f"uid {os.getuid()}"
 
 
 SECTIONS = [name for name in Settings.model_fields if name not in ("base_dir", "source", "from_env")]
@@ -583,9 +629,13 @@ SECRET_SECTIONS = ("qdrant", "llm", "rerank")
 
 
 def masked(settings: Settings) -> Settings:
-    """A copy of the settings with the api keys shown as ***."""
-    update = {name: getattr(settings, name).model_copy(update={"api_key": "***"})
-              for name in SECRET_SECTIONS if getattr(settings, name).api_key}
+    """A copy of the settings with the api keys shown as *** (and a database URL's password)."""
+    update: dict[str, Any] = {name: getattr(settings, name).model_copy(update={"api_key": "***"})
+                              for name in SECRET_SECTIONS if getattr(settings, name).api_key}
+    from nonseq.dburl import hide_password
+
+    if hide_password(settings.database.url) != settings.database.url:
+        update["database"] = settings.database.model_copy(update={"url": hide_password(settings.database.url)})
     return settings.model_copy(update=update)
 
 

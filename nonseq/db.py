@@ -1,4 +1,8 @@
-"""SQLite state: connection, numbered migrations, and small row helpers."""
+"""The state database: connection (SQLite file, or PostgreSQL for a team), numbered migrations, row helpers.
+
+Both databases run the same SQL (written in SQLite's dialect; `nonseq.pg` translates it for
+PostgreSQL) and the same migrations, recorded in schema_migrations.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +12,10 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any, cast
 
-from nonseq.errors import WorkspaceBusyError
+from nonseq.dburl import is_postgres
+from nonseq.errors import ConfigError, WorkspaceBusyError
 
 
 def now() -> str:
@@ -198,6 +204,33 @@ def m006_fact_pages(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE facts ADD COLUMN pages TEXT NOT NULL DEFAULT '[]'")
 
 
+def m007_team(conn: sqlite3.Connection) -> None:
+    """Workers and editors side by side: topic claims with a lease, who changed a fact, articles, run workers."""
+    _run_script(
+        conn,
+        """
+        ALTER TABLE topics ADD COLUMN claimed_by TEXT NOT NULL DEFAULT '';
+        ALTER TABLE topics ADD COLUMN lease_until REAL NOT NULL DEFAULT 0;
+        ALTER TABLE facts ADD COLUMN updated_by TEXT NOT NULL DEFAULT '';
+        ALTER TABLE facts ADD COLUMN revision INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE night_runs ADD COLUMN worker TEXT NOT NULL DEFAULT '';
+        CREATE TABLE articles (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            topic_id INTEGER UNIQUE REFERENCES topics(id) ON DELETE SET NULL,
+            slug TEXT NOT NULL,
+            title TEXT NOT NULL,
+            status TEXT NOT NULL,
+            worker TEXT NOT NULL DEFAULT '',
+            path TEXT NOT NULL DEFAULT '',
+            body TEXT NOT NULL DEFAULT '',
+            meta TEXT NOT NULL DEFAULT '{}',
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        )
+        """
+    )
+
+
 #: Numbered migrations, applied in order and recorded in schema_migrations.
 MIGRATIONS: list[tuple[str, Callable[[sqlite3.Connection], None]]] = [
     ("m001_initial", m001_initial),
@@ -206,7 +239,47 @@ MIGRATIONS: list[tuple[str, Callable[[sqlite3.Connection], None]]] = [
     ("m004_research_chunks", m004_research_chunks),
     ("m005_workspace_id", m005_workspace_id),
     ("m006_fact_pages", m006_fact_pages),
+    ("m007_team", m007_team),
 ]
+#: The tables a workspace's state is in, parents first (what `nonseq db migrate` copies).
+TABLES = ("workspace", "topics", "stage_history", "sources", "facts", "fact_extractions", "research_chunks",
+          "night_runs", "articles")
+#: The PostgreSQL advisory lock key migrations take (one migrating process at a time).
+MIGRATION_LOCK = 0x6E6F6E73
+
+
+#: The PostgreSQL advisory lock maintenance holds alone and every other action shares.
+MAINTENANCE_LOCK = 0x6E6F6E74
+#: Actions that take the maintenance lock alone (workers and editors wait or stop).
+MAINTENANCE = ("reembed", "store rebuild", "store migrate", "db migrate")
+
+
+def team_lock(conn: sqlite3.Connection, action: str, who: str) -> None:
+    """Take the database's maintenance lock (alone for maintenance, shared otherwise) for the session.
+
+    WorkspaceBusyError (exit 75) at once, naming who holds it, when maintenance runs or, for
+    maintenance, while others work.
+    """
+    conn.execute("SELECT set_config('application_name', ?, false)", (f"nonseq {action} ({who})"[:63],))
+    exclusive = action in MAINTENANCE
+    take = "pg_try_advisory_lock" if exclusive else "pg_try_advisory_lock_shared"
+    if conn.execute(f"SELECT {take}(?)", (MAINTENANCE_LOCK,)).fetchone()[0]:
+        return
+    holders = sorted({str(row[0]) for row in conn.execute(
+        "SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid"
+        " WHERE l.locktype = 'advisory' AND l.granted AND l.objid = ? AND a.pid != pg_backend_pid()",
+        (MAINTENANCE_LOCK,))})
+    named = ", ".join(holders) or "another nonseq process"
+    if exclusive:
+        raise WorkspaceBusyError(f"the database is in use ({named}); maintenance (`nonseq {action}`) needs it "
+                                 "alone: try again when they finish")
+    raise WorkspaceBusyError(f"maintenance is running on the database ({named}); `nonseq {action}` stops "
+                             "before changing anything: try again when it ends")
+
+
+def dialect(conn: Any) -> str:
+    """"sqlite" or "postgresql"."""
+    return str(getattr(conn, "dialect", "sqlite"))
 
 
 def migrate(conn: sqlite3.Connection) -> list[str]:
@@ -215,6 +288,10 @@ def migrate(conn: sqlite3.Connection) -> list[str]:
         "CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT)"
     )
     done = {row[0] for row in conn.execute("SELECT name FROM schema_migrations")}
+    newer = sorted(done - {name for name, _ in MIGRATIONS})
+    if newer:
+        raise ConfigError(f"the database has schema {newer[-1]}, newer than this nonseq knows (up to "
+                          f"{MIGRATIONS[-1][0]}): upgrade nonseq on this machine")
     applied = []
     for name, func in MIGRATIONS:
         if name in done:
@@ -224,6 +301,63 @@ def migrate(conn: sqlite3.Connection) -> list[str]:
             conn.execute("INSERT INTO schema_migrations VALUES (?, ?)", (name, now()))
         applied.append(name)
     return applied
+
+
+def open_database(url: str, path: Path) -> sqlite3.Connection:
+    """The state database of `[database] url` (empty: the SQLite file at `path`), migrated.
+
+    A PostgreSQL connection is typed as sqlite3's: it offers the same calls (nonseq.pg).
+    """
+    if is_postgres(url):
+        return cast(sqlite3.Connection, connect_pg(url))
+    return connect(path)
+
+
+def connect_pg(url: str) -> Any:
+    """Open a PostgreSQL database and migrate it (one migrating process at a time)."""
+    from nonseq.pg import PgConnection
+
+    conn = PgConnection(url)
+    try:
+        conn.execute("SELECT pg_advisory_lock(?)", (MIGRATION_LOCK,))
+        try:
+            migrate(cast(sqlite3.Connection, conn))
+        finally:
+            conn.execute("SELECT pg_advisory_unlock(?)", (MIGRATION_LOCK,))
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def table_counts(conn: sqlite3.Connection) -> dict[str, int]:
+    """Rows in each table of the state."""
+    return {table: int(conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]) for table in TABLES}
+
+
+def copy_state(source: sqlite3.Connection, target: sqlite3.Connection, page: int = 1000) -> None:
+    """Copy every table's rows from one (migrated) database into another that is empty, ids kept.
+
+    The workspace row is the source's, so the vector store still recognises its database.
+    """
+    if not is_fresh(target):
+        raise ConfigError("the target database already holds topics or facts: copy only into an empty one")
+    with transaction(target):
+        target.execute("DELETE FROM workspace")
+        for table in TABLES:
+            cursor = source.execute(f"SELECT * FROM {table}")
+            columns = [d[0] for d in cursor.description]
+            rows = cursor.fetchall()
+            if not rows:
+                continue
+            sql = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
+            for start in range(0, len(rows), page):
+                target.executemany(sql, [tuple(row) for row in rows[start:start + page]])
+        if dialect(target) == "postgresql":
+            for table in TABLES:
+                if table not in ("workspace", "fact_extractions", "research_chunks"):
+                    target.execute(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
+                                   f"COALESCE((SELECT MAX(id) FROM {table}), 0) + 1, false)")
 
 
 def connect(path: Path) -> sqlite3.Connection:

@@ -81,3 +81,13 @@ def machine_fault(exc: BaseException, data_dir: object = "") -> NonseqError | No
         name = f" {exc.filename}" if exc.filename else ""
         return NonseqError(f"cannot write{name}: {exc.strerror}; check the folder's permissions")
     return None
+
+
+class DatabaseDownError(NonseqError):
+    """The database server cannot be reached (PostgreSQL down, network gone): nothing is marked failed."""
+
+    exit_code = 69  # EX_UNAVAILABLE
+
+
+class ConflictError(NonseqError):
+    """Someone else changed the record since it was shown (an editor's edit is refused)."""

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from nonseq.config import Settings
-from nonseq.db import claim_store, connect, expected_points, is_fresh, store_claimed, workspace_id
+from nonseq.db import claim_store, expected_points, is_fresh, open_database, store_claimed, workspace_id
 from nonseq.errors import ConfigError, StoreError
 from nonseq.events import Kind, Progress, Step, emit
 
@@ -68,8 +68,25 @@ class Workspace:
 
     @property
     def db_path(self) -> Path:
-        """The SQLite database file."""
+        """The SQLite database file ([database] url sqlite:///path, or <data_dir>/nonseq.db)."""
+        url = self.settings.database.url
+        if url.startswith("sqlite:///"):
+            return self.settings.resolve(url[len("sqlite:///"):])
         return self.data_dir / "nonseq.db"
+
+    @property
+    def team(self) -> bool:
+        """True when the state is on a PostgreSQL server (several workers and editors share it)."""
+        from nonseq.dburl import is_postgres
+
+        return is_postgres(self.settings.database.url)
+
+    @property
+    def database(self) -> str:
+        """Where the state is: the SQLite file, or the server's URL without its password."""
+        from nonseq.dburl import hide_password
+
+        return hide_password(self.settings.database.url) if self.team else str(self.db_path)
 
     @property
     def qdrant_path(self) -> Path:
@@ -103,7 +120,7 @@ class Workspace:
         return {
             "config": str(self.settings.source) if self.settings.source else "(built-in defaults)",
             "data_dir": str(self.data_dir),
-            "database": str(self.db_path),
+            "database": self.database,
             "qdrant": q.url if q.url else str(self.qdrant_path),
             "articles": str(self.articles_dir),
             "personas": str(self.personas_dir),
@@ -126,9 +143,13 @@ class Workspace:
     # -- lazily opened parts -----------------------------------------------------------------
     @cached_property
     def db(self) -> sqlite3.Connection:
-        """The SQLite connection (created and migrated on first use)."""
+        """The state database's connection (created and migrated on first use; PostgreSQL in team mode)."""
+        if self.team and not self.settings.qdrant.url:
+            raise ConfigError("[database] url is a shared PostgreSQL database but [qdrant] url is empty: an "
+                              "embedded vector store would split the vectors between machines; set [qdrant] url "
+                              "to a Qdrant server")
         try:
-            conn = connect(self.db_path)
+            conn = open_database(self.settings.database.url, self.db_path)
         except (OSError, sqlite3.Error) as exc:
             reason = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
             raise ConfigError(f"[paths] data_dir {self.data_dir} cannot hold the workspace "
@@ -288,19 +309,19 @@ def belongs(ws: Workspace, store: VectorStore, *, repairing: bool = False) -> No
     where = f"the vector store {store.location}"
     if theirs:
         if is_fresh(ws.db):
-            raise StoreError(f"the database {ws.db_path} is new or empty, but {where} belongs to another "
+            raise StoreError(f"the database {ws.database} is new or empty, but {where} belongs to another "
                              f"workspace: restore that workspace's {ws.db_path.name}, or move the store away "
                              "to start afresh")
-        raise StoreError(f"the database {ws.db_path} and {where} belong to different workspaces: point "
+        raise StoreError(f"the database {ws.database} and {where} belong to different workspaces: point "
                          "[qdrant] path (or url) at this database's store")
     if holds_research_or_knowledge(store):
         if is_fresh(ws.db):
-            raise StoreError(f"the database {ws.db_path} is new or empty, but {where} holds research or "
+            raise StoreError(f"the database {ws.database} is new or empty, but {where} holds research or "
                              f"knowledge: restore its {ws.db_path.name}, or move the store away to start afresh")
     elif store_claimed(ws.db) and not repairing:
         facts, chunks = expected_points(ws.db)
         if facts or chunks:
-            raise StoreError(f"{where} is missing or empty, but the database {ws.db_path} has {facts} promoted "
+            raise StoreError(f"{where} is missing or empty, but the database {ws.database} has {facts} promoted "
                              f"fact(s) and {chunks} research chunk(s): run `nonseq store rebuild`")
     store.set_workspace_id(mine)
     claim_store(ws.db)

@@ -84,3 +84,30 @@ def cli() -> Cli:
 
 #: Fixture modules of the stages (local web, SearXNG, LLM servers), loaded for every test file.
 pytest_plugins: list[str] = ["tests.loopback", "tests.web", "tests.qdrant_fake"]
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[object]:
+    """A real PostgreSQL 15 for the session (skipped only where its binaries are not installed)."""
+    from devkit.pg_server import PgServer, available
+
+    if not available():
+        pytest.skip("PostgreSQL 15 is not installed here (.ci/run installs it: apt-get install postgresql-15)")
+    server = PgServer().start()
+    yield server
+    server.remove()
+
+
+@pytest.fixture
+def pg_url(pg_server: object, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> str:
+    """A fresh PostgreSQL database for one test; its URL has no password (PGPASSWORD is set)."""
+    import re
+    import uuid
+
+    from devkit.pg_server import PgServer
+
+    assert isinstance(pg_server, PgServer)
+    for name, value in pg_server.env.items():
+        monkeypatch.setenv(name, value)
+    name = re.sub(r"\W", "_", request.node.name.lower())[:40] + "_" + uuid.uuid4().hex[:8]
+    return pg_server.create_database(name)

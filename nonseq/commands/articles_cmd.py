@@ -23,11 +23,27 @@ def list_(
     ctx: typer.Context,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
 ) -> None:
-    """List written articles and drafts, newest first, with citation and support figures."""
+    """List written articles and drafts, newest first, with citation and support figures.
+
+    On a team's PostgreSQL database: every article in the database, from any worker.
+    """
     from nonseq.ui.articles import articles_table
     from nonseq.writing.articles import list_articles
 
-    folder = workspace(ctx).articles_dir
+    ws = workspace(ctx)
+    if ws.team:
+        from nonseq.article_records import list_rows
+
+        team_rows = list_rows(ws.db)
+        if as_json:
+            print_json(team_rows)
+            return
+        for row in team_rows:
+            out.console.print(f"{row['slug']:<40} {row['status']:<8} {row['worker']:<24} {out.plain(row['title'])}")
+        if not team_rows:
+            out.console.print(f"no articles yet in {ws.database}")
+        return
+    folder = ws.articles_dir
     rows = list_articles(folder)
     if as_json:
         print_json(rows)

@@ -114,12 +114,15 @@ def edit(
     fact_id: Annotated[int, typer.Argument(help="Fact id")],
     text: Annotated[str | None, typer.Option("--text", help="The new text (checked again)")] = None,
     kind: Annotated[str | None, typer.Option("--kind", help="topic or evergreen")] = None,
+    seen: Annotated[str | None, typer.Option(
+        "--seen", help="The fact's updated_at as you saw it (`knowledge show --json`): refused if it "
+        "changed since")] = None,
 ) -> None:
     """Change a fact's text and/or kind (the new text gets the support check again)."""
     from nonseq.knowledge import edit_fact
     from nonseq.ui.facts import support_text
 
-    fact = edit_fact(locked_workspace(ctx, "knowledge edit"), fact_id, text=text, kind=kind)
+    fact = edit_fact(locked_workspace(ctx, "knowledge edit"), fact_id, text=text, kind=kind, seen=seen)
     out.console.print(f"#{fact.id} {fact.status} · {fact.kind} · support {support_text(fact.support)}"
                   f" {safe(' '.join(fact.flags))}")
 

@@ -7,13 +7,14 @@ import sqlite3
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
 from pydantic import ConfigDict
 
 from nonseq.db import now, transaction
-from nonseq.errors import NotFoundError, UsageError
+from nonseq.errors import ConflictError, NotFoundError, UsageError
 from nonseq.models import FactKind, FactStatus
 
 KINDS = tuple(str(k) for k in FactKind)
@@ -143,10 +144,34 @@ def insert(conn: sqlite3.Connection, fact: FactRecord, vector: np.ndarray | None
     return fact.id
 
 
+def stamp() -> str:
+    """The current UTC time to the microsecond: a fact's updated_at, which tells an editor's edit is stale."""
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+def claim_edit(conn: sqlite3.Connection, fact: FactRecord, seen: str, by: str) -> None:
+    """Inside the caller's transaction: mark the fact as changed by `by`, or refuse in one line when it
+    changed since `seen` (its updated_at when it was shown), naming who changed it and when."""
+    cursor = conn.execute("UPDATE facts SET updated_by=?, revision=revision+1 WHERE id=? AND updated_at=?",
+                          (by, fact.id, seen))
+    if not cursor.rowcount:
+        refuse_changed(conn, int(fact.id or 0))
+
+
+def refuse_changed(conn: sqlite3.Connection, fact_id: int) -> None:
+    """Raise the one-line ConflictError naming who changed the fact last, and when."""
+    row = conn.execute("SELECT updated_by, updated_at FROM facts WHERE id=?", (fact_id,)).fetchone()
+    if row is None:
+        raise NotFoundError(f"no fact #{fact_id} (it was removed since it was shown)")
+    who = row["updated_by"] or "another process"
+    raise ConflictError(f"fact #{fact_id} was changed by {who} at {row['updated_at']} since it was shown "
+                        "(nothing saved): show it again and redo the change")
+
+
 def update(conn: sqlite3.Connection, fact: FactRecord, vector: np.ndarray | None = None,
            model: str = "") -> None:
     """Write a record's fields back (and its vector when given), inside the caller's transaction."""
-    fact.updated_at = now()
+    fact.updated_at = stamp()
     sets = ", ".join(f"{k}=?" for k in _COLUMNS)
     conn.execute(f"UPDATE facts SET {sets} WHERE id=?", (*_values(fact), fact.id))
     if vector is not None:
@@ -160,12 +185,14 @@ def set_vector(conn: sqlite3.Connection, fact_id: int, vector: np.ndarray, model
                  (np.asarray(vector, dtype=np.float32).tobytes(), model, int(fact_id)))
 
 
-def decide(fact: FactRecord, status: FactStatus | str, note: str = "") -> None:
-    """Move a record to a status and log the decision with its time."""
+def decide(fact: FactRecord, status: FactStatus | str, note: str = "", by: str = "") -> None:
+    """Move a record to a status and log the decision with its time (and who made it)."""
     fact.status = FactStatus(check_status(str(status)))
     entry = {"status": str(fact.status), "at": now()}
     if note:
         entry["note"] = note
+    if by:
+        entry["by"] = by
     fact.decisions.append(entry)
 
 

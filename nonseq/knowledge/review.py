@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from nonseq.db import transaction
@@ -48,28 +48,51 @@ def review_queue(ws: Workspace, topic_id: int | None = None) -> list[FactRecord]
     return sorted(list_facts(ws, status=FactStatus.PENDING, topic_id=topic_id), key=risk)
 
 
-def keep_facts(ws: Workspace, ids: Sequence[int]) -> int:
-    """Mark facts kept (an edited fact stays edited, a promoted one stays promoted); returns moves."""
+def reviewer(ws: Workspace) -> str:
+    """Who is reviewing: [review] reviewer, or the login name."""
+    from nonseq.config import reviewer_name
+
+    return reviewer_name(ws.settings)
+
+
+def _check_seen(ws: Workspace, fact: FactRecord, seen: Mapping[int, str] | None) -> str:
+    """The updated_at the reviewer saw (given, else as read now); refused at once when it is already stale."""
+    shown = (seen or {}).get(int(fact.id or 0), fact.updated_at)
+    if shown != fact.updated_at:
+        records.refuse_changed(ws.db, int(fact.id or 0))
+    return shown
+
+
+def keep_facts(ws: Workspace, ids: Sequence[int], *, seen: Mapping[int, str] | None = None) -> int:
+    """Mark facts kept (an edited fact stays edited, a promoted one stays promoted); returns moves.
+
+    `seen`: fact id → its updated_at when shown; a fact changed since is refused (ConflictError).
+    """
     facts = records.get_many(ws.db, ids)
     moved = 0
+    by = reviewer(ws)
     with transaction(ws.db):
         for fact in facts:
+            shown = _check_seen(ws, fact, seen)
             if fact.status not in _KEEPABLE:
                 continue
             target = FactStatus.EDITED if fact.original_text else FactStatus.KEPT
             if fact.status == target:
                 continue
-            records.decide(fact, target)
+            records.claim_edit(ws.db, fact, shown, by)
+            records.decide(fact, target, by=by)
             records.update(ws.db, fact)
             moved += 1
     return moved
 
 
-def delete_facts(ws: Workspace, ids: Sequence[int]) -> int:
+def delete_facts(ws: Workspace, ids: Sequence[int], *, seen: Mapping[int, str] | None = None) -> int:
     """Mark facts deleted (any status; a promoted fact loses its point first); returns moves."""
     facts = records.get_many(ws.db, ids)
     moved = 0
+    by = reviewer(ws)
     for fact in facts:
+        shown = _check_seen(ws, fact, seen)
         if fact.status == FactStatus.DELETED:
             continue
         if fact.status == FactStatus.PROMOTED:
@@ -77,19 +100,24 @@ def delete_facts(ws: Workspace, ids: Sequence[int]) -> int:
             invalidate_cache(ws)
             fact.point_id = fact.collection = ""
         with transaction(ws.db):
-            records.decide(fact, FactStatus.DELETED)
+            records.claim_edit(ws.db, fact, shown, by)
+            records.decide(fact, FactStatus.DELETED, by=by)
             records.update(ws.db, fact)
         moved += 1
     return moved
 
 
-def edit_fact(ws: Workspace, fact_id: int, *, text: str | None = None, kind: str | None = None) -> FactRecord:
+def edit_fact(ws: Workspace, fact_id: int, *, text: str | None = None, kind: str | None = None,
+              seen: str | None = None) -> FactRecord:
     """Change a fact's text (support checked again against its quote) and/or its kind.
 
     A new text makes the fact `edited` (the first text is kept as original_text); a promoted fact
-    stays promoted and its point is rewritten at once.
+    stays promoted and its point is rewritten at once. `seen` is the fact's updated_at when it was
+    shown: an edit to a fact changed since is refused in one line naming who changed it and when.
     """
     fact = records.get(ws.db, fact_id)
+    shown = _check_seen(ws, fact, {int(fact_id): seen} if seen else None)
+    by = reviewer(ws)
     if text is None and kind is None:
         raise UsageError("nothing to change: give --text and/or --kind")
     if kind is not None:
@@ -105,11 +133,12 @@ def edit_fact(ws: Workspace, fact_id: int, *, text: str | None = None, kind: str
             recheck(ws, fact)
             vector = ws.embedder.embed([text])[0]
             if fact.status != FactStatus.PROMOTED:
-                records.decide(fact, FactStatus.EDITED)
+                records.decide(fact, FactStatus.EDITED, by=by)
     if fact.status == FactStatus.PROMOTED:
         index_facts(ws, [fact], {int(fact.id or 0): vector} if vector is not None else None)
-        fact.decisions.append({"status": "promoted", "at": records.now(), "note": "edited"})
+        fact.decisions.append({"status": "promoted", "at": records.now(), "note": "edited", "by": by})
     with transaction(ws.db):
+        records.claim_edit(ws.db, fact, shown, by)
         records.update(ws.db, fact, vector, ws.embedder.name if vector is not None else "")
     return fact
 

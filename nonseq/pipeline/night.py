@@ -21,9 +21,9 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from nonseq import queue
+from nonseq import claims, queue
 from nonseq.db import now, transaction
-from nonseq.errors import NonseqError, UsageError, is_transient
+from nonseq.errors import DatabaseDownError, NonseqError, UsageError, is_transient
 from nonseq.events import Event, Kind, Progress, Step, emit
 from nonseq.models import Article, GateVerdict, Stage, Topic
 from nonseq.pipeline.stages import Drive, Pace, TopicTimeout, advance, article_figures
@@ -43,6 +43,10 @@ NEEDS_SEARCH = (Stage.QUEUED, Stage.RESEARCHING, Stage.FAILED)
 EXIT_OK, EXIT_SOME_FAILED, EXIT_NOTHING_RAN = 0, 4, 5
 #: Outcomes that are not failures.
 GOOD = ("written", "draft", "insufficient_research", "deleted")
+
+
+class LeaseLost(BaseException):  # noqa: N818 - ends the topic like TopicTimeout, but nothing is recorded
+    """Another worker holds the topic now (this worker's lease ran out): leave it to that worker."""
 
 
 @dataclass
@@ -93,6 +97,7 @@ class NightSummary:
 
     run: int
     started_at: str
+    worker: str = ""
     finished_at: str = ""
     topics: int = 0
     outcomes: dict[str, int] = field(default_factory=dict)
@@ -196,16 +201,20 @@ def time_limit(seconds: float) -> Iterator[None]:
 class _Steps:
     """Logs a topic's steps from the driver's START events (start, end, outcome, seconds)."""
 
-    def __init__(self, log: Path, run: int, entry: TopicEntry, echo: Progress | None) -> None:
+    def __init__(self, log: Path, run: int, entry: TopicEntry, echo: Progress | None,
+                 lost: threading.Event | None = None) -> None:
         self.log, self.run, self.entry, self.echo = log, run, entry, echo
+        self.lost = lost or threading.Event()  # set when the topic's lease was lost (another worker has it)
         self.current: str = ""
         self.started = 0.0
 
     def begin(self, name: str) -> None:
-        """End the running step (ok) and start `name`."""
+        """End the running step (ok) and start `name`; LeaseLost when another worker has the topic now."""
         if name == self.current:
             return
         self.end("ok")
+        if self.lost.is_set():
+            raise LeaseLost
         self.current, self.started = name, time.perf_counter()
         log_line(self.log, "step_start", run=self.run, topic=self.entry.topic, step=name)
         emit(self.echo, Step(name), Kind.START, self.entry.topic)
@@ -260,7 +269,7 @@ def _fail(ws: Workspace, entry: TopicEntry, exc: BaseException, timeout: float) 
 
 def _finish(ws: Workspace, summary: NightSummary, log: Path, started: float) -> NightSummary:
     """Close the run: counts, exit code, database record, morning report, last log line."""
-    from nonseq.pipeline.report import pending_facts, write_report
+    from nonseq.pipeline.report import pending_facts, report_path, write_report
 
     summary.finished_at = now()
     summary.seconds = round(time.perf_counter() - started, 1)
@@ -270,10 +279,11 @@ def _finish(ws: Workspace, summary: NightSummary, log: Path, started: float) -> 
     if summary.exit_code == EXIT_OK and summary.outcomes.get("failed"):
         summary.exit_code = EXIT_SOME_FAILED
     summary.facts_pending = pending_facts(ws)
-    summary.report = str(write_report(ws, summary))
+    summary.report = str(report_path(ws, summary))
     with transaction(ws.db):
         ws.db.execute("UPDATE night_runs SET finished_at=?, summary=? WHERE id=?",
                       (summary.finished_at, json.dumps(summary.to_dict(), default=str), summary.run))
+    write_report(ws, summary)  # every worker of the night that has finished, this one included
     log_line(log, "end", run=summary.run, topics=summary.topics, outcomes=summary.outcomes,
              seconds=summary.seconds, exit_code=summary.exit_code, stopped=summary.stopped,
              report=summary.report)
@@ -282,43 +292,87 @@ def _finish(ws: Workspace, summary: NightSummary, log: Path, started: float) -> 
 
 def run_night(ws: Workspace, options: NightOptions | None = None, progress: Progress | None = None) -> NightSummary:
     """Run the queue unattended; progress gets each step's START (detail: the topic's slug) and a
-    Step.TOPIC DONE event (data: its TopicEntry) when a topic is finished."""
+    Step.TOPIC DONE event (data: its TopicEntry) when a topic is finished.
+
+    Each topic is claimed first (nonseq.claims): several workers on one PostgreSQL database share the
+    queue, and a topic whose worker died is resumed once its lease has run out.
+    """
+    from nonseq.config import worker_name
+
     cfg = ws.settings.night
     options = options or NightOptions(cfg.max_topics, cfg.topic_timeout, cfg.retries)
     log = ws.data_dir / cfg.log_file
+    worker = worker_name(ws.settings)
     topics = plan(ws, options.retries)
+    retry_ids = [t.id for t in topics if t.stage is Stage.FAILED]  # failed before this run: retried once
     started = time.perf_counter()
     with transaction(ws.db):
-        run_id = int(ws.db.execute("INSERT INTO night_runs (started_at) VALUES (?)", (now(),)).lastrowid or 0)
-    summary = NightSummary(run=run_id, started_at=now(), log=str(log))
-    log_line(log, "start", run=run_id, pid=_pid(), topics=[t.slug for t in topics[:options.max_topics]],
+        run_id = int(ws.db.execute("INSERT INTO night_runs (started_at, worker) VALUES (?, ?)",
+                                   (now(), worker)).lastrowid or 0)
+    summary = NightSummary(run=run_id, started_at=now(), worker=worker, log=str(log))
+    log_line(log, "start", run=run_id, pid=_pid(), worker=worker, topics=[t.slug for t in topics[:options.max_topics]],
              max_topics=options.max_topics, until=options.until, topic_timeout=options.topic_timeout)
     down = preflight(ws, topics[:options.max_topics]) if topics else ""
     if down:
         summary.stopped, summary.exit_code = down, EXIT_NOTHING_RAN
         summary.not_started = [t.slug for t in topics]
         return _finish(ws, summary, log, started)
-    for index, topic in enumerate(topics):
-        if index >= options.max_topics or (options.until and options.clock() >= options.until):
-            summary.stopped = (f"--until {options.until:%H:%M} reached" if index < options.max_topics
+    done: list[int] = []
+    while True:
+        if len(done) >= options.max_topics or (options.until and options.clock() >= options.until):
+            summary.stopped = (f"--until {options.until:%H:%M} reached" if len(done) < options.max_topics
                                else f"at most {options.max_topics} topic(s)")
-            summary.not_started = [t.slug for t in topics[index:]]
+            left = {t.id for t in plan(ws, options.retries)} - set(done)
+            summary.not_started = [t.slug for t in topics if t.id in left]
             break
-        entry = TopicEntry(topic=topic.slug, id=topic.id, title=topic.title)
-        began = time.perf_counter()
-        steps = _Steps(log, run_id, entry, progress)
-        log_line(log, "topic_start", run=run_id, topic=topic.slug, stage=str(topic.stage))
-        try:
-            with time_limit(options.topic_timeout):
-                run_topic(ws, topic, steps, deadline=began + options.topic_timeout)
-        except (Exception, TopicTimeout) as exc:  # noqa: BLE001 - one topic's failure must not end the night
-            steps.end("failed")
-            _fail(ws, entry, exc, options.topic_timeout)
-        entry.seconds = round(time.perf_counter() - began, 2)
+        topic_id = claims.claim_next(ws.db, worker, cfg.lease_seconds, [s.value for s in RUNNABLE],
+                                     also=[i for i in retry_ids if i not in done], skip=done)
+        if topic_id is None:
+            wait = claims.next_expiry(ws.db, worker, [s.value for s in RUNNABLE], skip=done)
+            if wait is None:  # nothing left, not even a topic another worker holds
+                break
+            time.sleep(min(wait, cfg.lease_seconds) + 0.05)  # that worker may have died: its lease runs out
+            continue
+        done.append(topic_id)
+        entry = _claimed_topic(ws, topic_id, worker, run_id, log, options, progress)
         summary.entries.append(entry)
+        with transaction(ws.db):  # the night's report has this topic even if the worker dies later
+            ws.db.execute("UPDATE night_runs SET summary=? WHERE id=?",
+                          (json.dumps(summary.to_dict(), default=str), run_id))
         log_line(log, "topic", run=run_id, **entry.to_dict())
         emit(progress, Step.TOPIC, Kind.DONE, entry.topic, data=entry)
     return _finish(ws, summary, log, started)
+
+
+def _claimed_topic(ws: Workspace, topic_id: int, worker: str, run_id: int, log: Path, options: NightOptions,
+                   progress: Progress | None) -> TopicEntry:
+    """Work one claimed topic under its renewed lease; give it back at the end (unless the lease was lost)."""
+    from nonseq.db import open_database
+
+    topic = queue.get_topic(ws.db, topic_id)
+    queue.note(ws.db, topic_id, f"claimed by {worker}", {"worker": worker, "stage": str(topic.stage)})
+    entry = TopicEntry(topic=topic.slug, id=topic.id, title=topic.title)
+    began = time.perf_counter()
+    lease = ws.settings.night.lease_seconds
+    with claims.renewing(lambda: open_database(ws.settings.database.url, ws.db_path), topic_id, worker,
+                         lease) as lost:
+        steps = _Steps(log, run_id, entry, progress, lost=lost)
+        log_line(log, "topic_start", run=run_id, topic=topic.slug, stage=str(topic.stage), worker=worker)
+        try:
+            with time_limit(options.topic_timeout):
+                run_topic(ws, topic, steps, deadline=began + options.topic_timeout)
+        except DatabaseDownError:
+            raise  # nothing can be recorded: the topic keeps its stage; the run ends in one line
+        except LeaseLost:
+            steps.end("lost")
+            entry.outcome, entry.error = "handed_over", "the lease ran out: another worker has the topic"
+        except (Exception, TopicTimeout) as exc:  # noqa: BLE001 - one topic's failure must not end the night
+            steps.end("failed")
+            _fail(ws, entry, exc, options.topic_timeout)
+    if entry.outcome != "handed_over":
+        claims.release(ws.db, topic_id, worker)
+    entry.seconds = round(time.perf_counter() - began, 2)
+    return entry
 
 
 def _pid() -> int:

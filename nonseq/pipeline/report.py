@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,22 +36,26 @@ def reports_dir(ws: Workspace) -> Path:
 
 def _why_thin(entry: Any) -> str:
     """The gate's reasons for a THIN verdict, in one line."""
-    reasons = entry.verdict.reasons if entry.verdict is not None else []
+    verdict = entry.verdict
+    reasons = (verdict.get("reasons") or [] if isinstance(verdict, dict) else verdict.reasons) if verdict else []
     return "; ".join(str(r) for r in reasons) or "research stayed thin"
 
 
 def _path(entry: Any) -> str:
-    """The path of the entry's article ("" without one)."""
-    return entry.article.path if entry.article is not None else ""
+    """The path of the entry's article ("" without one); another worker's entry carries it as a dict."""
+    article = entry.article
+    if not article:
+        return ""
+    return str(article.get("path", "")) if isinstance(article, dict) else str(article.path)
 
 
 def _figures(entry: Any) -> dict[str, Any]:
     """The report's figures of the entry's article (none without one)."""
-    if entry.article is None:
+    if not entry.article:
         return {}
     from nonseq.pipeline.stages import article_figures
 
-    figures = article_figures(entry.article)
+    figures = entry.article if isinstance(entry.article, dict) else article_figures(entry.article)
     return {k: figures[k] for k in FIGURES if figures.get(k) is not None}
 
 
@@ -59,9 +64,48 @@ def _md(text: object) -> str:
     return " ".join("".join(ch if ch.isprintable() else " " for ch in str(text)).split())
 
 
-def render_report(summary: Any) -> str:
-    """The morning report in Markdown."""
-    entries = summary.entries
+def night_of(ws: Workspace, run: int) -> list[dict[str, Any]]:
+    """The runs of one night: every run whose time overlaps this one's, or overlaps a run that does (workers
+    started side by side), oldest first; a run still going has no `finished_at`."""
+    rows = ws.db.execute("SELECT id, worker, started_at, finished_at, summary FROM night_runs ORDER BY id").fetchall()
+    runs = [{"run": int(r["id"]), "worker": r["worker"], "started_at": r["started_at"],
+             "finished_at": r["finished_at"] or "", **json.loads(r["summary"] or "{}")} for r in rows]
+    night = [r for r in runs if r["run"] == run]
+    if not night:
+        return []
+    changed = True
+    while changed:
+        start = min(r["started_at"] for r in night)
+        end = max(r["finished_at"] or "9999" for r in night)
+        group = [r for r in runs if r["started_at"] <= end and (r["finished_at"] or "9999") >= start]
+        changed = len(group) != len(night)
+        night = group
+    return night
+
+
+def _worker_lines(runs: list[dict[str, Any]]) -> list[str]:
+    """One line per worker of the night: its run, topics and outcomes."""
+    lines = []
+    for r in runs:
+        counts = r.get("outcomes") or Counter(str(e.get("outcome", "")) if isinstance(e, dict) else e.outcome
+                                              for e in r.get("entries") or [])
+        outcomes = ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "none"
+        state = f"finished {r['finished_at']}" if r["finished_at"] else "still running (or stopped without a word)"
+        lines.append(f"- **{_md(r.get('worker') or 'worker')}**: run {r['run']}, {len(r.get('entries') or [])} "
+                     f"topic(s) ({outcomes}); {state}")
+    return lines
+
+
+def render_report(summary: Any, night: list[dict[str, Any]] | None = None) -> str:
+    """The morning report in Markdown: this run, plus every worker of the night in `night`."""
+    from types import SimpleNamespace
+
+    others = [r for r in (night or []) if r["run"] != summary.run]
+    entries = [SimpleNamespace(**vars(e), worker=getattr(summary, "worker", "")) for e in summary.entries]
+    blank = {"outcome": "", "seconds": 0, "error": "", "transient": False, "article": None, "verdict": None,
+             "steps": []}
+    for r in others:  # the other workers' entries, as their runs stored them (JSON)
+        entries += [SimpleNamespace(**{**blank, **e, "worker": r.get("worker", "")}) for e in r.get("entries") or []]
     lines = [f"# Night run {summary.run}", "",
              f"- started {summary.started_at}, finished {summary.finished_at} ({summary.seconds} s)",
              f"- topics: {summary.topics}; outcomes: "
@@ -69,22 +113,29 @@ def render_report(summary: Any) -> str:
              f"- exit code {summary.exit_code}; log: {summary.log}"]
     if summary.stopped:
         lines.append(f"- stopped: {_md(summary.stopped)}")
+    if others:
+        mine = {"run": summary.run, "worker": getattr(summary, "worker", ""), "finished_at": summary.finished_at,
+                "outcomes": summary.outcomes, "entries": summary.entries}
+        lines += ["", f"## Workers ({len(others) + 1})", "",
+                  *_worker_lines(sorted([mine, *others], key=lambda r: r["run"]))]
     sections: list[tuple[str, list[str]]] = []
     written = [e for e in entries if e.outcome == "written"]
     sections.append(("Written", [
-        f"- **{_md(e.title)}** ({e.topic}): {_path(e)} — "
+        f"- **{_md(e.title)}** ({e.topic}, {_md(e.worker)}): {_path(e)} — "
         + ", ".join(f"{k} {v}" for k, v in _figures(e).items())
         for e in written]))
     sections.append(("Drafts (need a person)", [
-        f"- **{_md(e.title)}** ({e.topic}): {_path(e)}"
+        f"- **{_md(e.title)}** ({e.topic}, {_md(e.worker)}): {_path(e)}"
         for e in entries if e.outcome == "draft"]))
     sections.append(("Thin research (insufficient_research)", [
         f"- **{_md(e.title)}** ({e.topic}): {_md(_why_thin(e))}"
         for e in entries if e.outcome == "insufficient_research"]))
     sections.append(("Failed", [
-        f"- **{_md(e.title)}** ({e.topic}): {_md(e.error)}"
+        f"- **{_md(e.title)}** ({e.topic}, {_md(e.worker)}): {_md(e.error)}"
         + (" — retried next night" if e.transient else "")
         for e in entries if e.outcome == "failed"]))
+    sections.append(("Handed over (another worker took the topic)", [
+        f"- **{_md(e.title)}** ({e.topic}, {_md(e.worker)})" for e in entries if e.outcome == "handed_over"]))
     sections.append(("Not started", [f"- {slug}" for slug in summary.not_started]))
     for title, items in sections:
         if items:
@@ -92,21 +143,25 @@ def render_report(summary: Any) -> str:
     if summary.facts_pending is not None:
         lines += ["", "## Facts waiting for review", "",
                   f"{summary.facts_pending} fact(s) pending: `nonseq knowledge review`"]
-    timing = [f"| {e.topic} | {e.outcome} | {e.seconds} | "
+    timing = [f"| {e.topic} | {_md(e.worker)} | {e.outcome} | {e.seconds} | "
               + ", ".join(f"{s['step']} {s['seconds']}" for s in e.steps) + " |" for e in entries]
     if timing:
-        lines += ["", "## Time by topic (seconds)", "", "| topic | outcome | total | steps |",
-                  "|---|---|---|---|", *timing]
+        lines += ["", "## Time by topic (seconds)", "", "| topic | worker | outcome | total | steps |",
+                  "|---|---|---|---|---|", *timing]
     return "\n".join(lines) + "\n"
 
 
+def report_path(ws: Workspace, summary: Any) -> Path:
+    """Where a run's report goes: articles/reports/night-<run>.md."""
+    return reports_dir(ws) / f"night-{summary.run}.md"
+
+
 def write_report(ws: Workspace, summary: Any) -> Path:
-    """Write articles/reports/night-<run>.md atomically; its path."""
-    folder = reports_dir(ws)
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"night-{summary.run}.md"
-    temp = path.with_suffix(".md.tmp")
-    temp.write_text(render_report(summary), encoding="utf-8")
+    """Write the run's report (with the night's other workers) atomically; its path."""
+    path = report_path(ws, summary)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.with_suffix(f".md.{os.getpid()}.tmp")
+    temp.write_text(render_report(summary, night_of(ws, summary.run)), encoding="utf-8")
     os.replace(temp, path)
     return path
 
@@ -118,6 +173,17 @@ def _alive(pid: Any) -> bool:
     except (OSError, ValueError, TypeError):
         return False
     return True
+
+
+def _worker_alive(ws: Workspace, run: int) -> bool:
+    """True while the run's worker holds a topic whose lease has not run out (team mode)."""
+    from nonseq import claims
+
+    row = ws.db.execute("SELECT worker FROM night_runs WHERE id=?", (run,)).fetchone()
+    if row is None or not row[0]:
+        return False
+    held = ws.db.execute("SELECT MAX(lease_until) FROM topics WHERE claimed_by=?", (row[0],)).fetchone()
+    return bool(held and held[0] and float(held[0]) > claims.clock(ws.db))
 
 
 def _tail_events(log: Path, run: int) -> list[dict[str, Any]]:
@@ -159,6 +225,8 @@ def night_status(ws: Workspace) -> dict[str, Any]:
         return status
     info = holder(ws.data_dir)
     running = is_locked(ws.data_dir) and info.get("action") == "night" and _alive(info.get("pid"))
+    if ws.team:  # a worker on any machine: running while it holds a live lease
+        running = _worker_alive(ws, run)
     done = [e for e in events if e.get("event") == "topic"]
     outcomes: dict[str, int] = {}
     for e in done:

@@ -193,6 +193,17 @@ def resolve_thin(ws: Workspace, topic: Topic, verdict: GateVerdict, decide: Deci
     return choice
 
 
+def record_article(ws: Workspace, topic: Topic, article: Article) -> None:
+    """Keep the article in the database too (one row per topic, named by the worker that wrote it)."""
+    from pathlib import Path
+
+    from nonseq import article_records
+    from nonseq.config import worker_name
+
+    article_records.record(ws.db, topic_id=topic.id, path=Path(article.path), title=topic.title,
+                           status=article.status.value, worker=worker_name(ws.settings))
+
+
 def compose_article(ws: Workspace, topic: Topic, pack: ContextPack, pace: Pace,
                     force: bool = False) -> tuple[Article, dict[str, int]]:
     """Plan, restate, verify and repair each sentence, check grounding and quality, write it."""
@@ -283,6 +294,7 @@ def advance(ws: Workspace, topic: Topic, drive: Drive, pace: Pace, *, again: boo
     except Exception as exc:  # the LLM down, a bad schema...: recorded; the next write resumes at the gate
         queue.fail(ws.db, topic.id, exc)
         raise
+    record_article(ws, topic, article)
     figures = {"path": article.path, "citations": article.citations, "added": article.added,
                "unsupported": article.unsupported, "sentences": article.sentences,
                "supported_share": article.supported_share}

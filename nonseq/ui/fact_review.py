@@ -104,22 +104,22 @@ def _one(ws: Workspace, fact: knowledge.FactRecord, n: int, total: int, summary:
             summary.skipped += 1
             return True
         if action == "keep":
-            knowledge.keep_facts(ws, [int(fact.id or 0)])
+            knowledge.keep_facts(ws, [int(fact.id or 0)], seen={int(fact.id or 0): fact.updated_at})
             summary.kept += 1
             return True
         if action == "delete":
-            knowledge.delete_facts(ws, [int(fact.id or 0)])
+            knowledge.delete_facts(ws, [int(fact.id or 0)], seen={int(fact.id or 0): fact.updated_at})
             summary.deleted += 1
             return True
         if action == "switch":
             kind = "topic" if fact.evergreen else "evergreen"
-            fact = knowledge.edit_fact(ws, int(fact.id or 0), kind=kind)
+            fact = knowledge.edit_fact(ws, int(fact.id or 0), kind=kind, seen=fact.updated_at)
             summary.switched += 1
             continue
         new = (ask_text("text: ", fact.text, **prompt_kwargs) if action == "edit"
                else _editor(fact.text))
         if new and new.strip() and new.strip() != fact.text:
-            fact = knowledge.edit_fact(ws, int(fact.id or 0), text=new)
+            fact = knowledge.edit_fact(ws, int(fact.id or 0), text=new, seen=fact.updated_at)
             summary.edited += 1
             return True
 
