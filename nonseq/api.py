@@ -290,13 +290,13 @@ class WorkspaceAPI:
 
     # -- the support check ------------------------------------------------------------------------
     def check_support(self, claim: str, source: str) -> float:
-        """How likely `source` supports `claim`, in [0, 1] (the writer's and grounding's check)."""
-        from nonseq.verify.support import checker_for
+        """How strongly `source` supports `claim`, in [0, 1]; 0.5 decides (verify.support.check_support)."""
+        from nonseq.verify.support import check_support
 
         if not claim.strip() or not source.strip():
             raise UsageError("check_support needs a claim and a source text")
-        score = float(checker_for(self.ws).check(claim, source).score)
-        return min(1.0, max(0.0, score))
+        score = check_support(claim, source, threads=self.ws.settings.embedding.threads or 1)
+        return min(1.0, max(0.0, float(score)))
 
 
 @contextmanager

@@ -494,8 +494,11 @@ def at_half(score: float, cut: float) -> float:
 
 
 def support_scores(pairs: Sequence[tuple[str, Source]], threads: int = 1) -> list[float]:
-    """Calibrated P(supported) per (claim, source) pair from the support cross-encoder; 0.5 decides.
-    Without its head (data/support_ce.*) the word-overlap stack's score, moved so its cut is 0.5."""
+    """A support score per (claim, source) pair in [0, 1]; 0.5 decides.
+
+    Today no cross-encoder head ships (data/support_ce.* is absent: its candidate failed its protocol,
+    docs/support-model.md), so this is the word-overlap stack's score moved so its cut lands on 0.5:
+    the same decisions and order as the writer's check, not a calibrated probability."""
     if not pairs:
         return []
     if not crossenc_available():
@@ -507,10 +510,9 @@ def support_scores(pairs: Sequence[tuple[str, Source]], threads: int = 1) -> lis
 
 
 def check_support(claim: str, source: Source, threads: int = 1) -> float:
-    """P(the source supports the whole claim), calibrated out of fold: supported when >= 0.5.
+    """How strongly the source supports the whole claim, in [0, 1]: supported when >= 0.5.
 
-    The source is a passage or a list of passages (split into sentences, packed into the model's
-    windows; the best window counts). The support cross-encoder reads claim and source together, so a
-    swapped subject or object, a changed name, number or negation lowers the score.
+    The source is a passage or a list of passages. See `support_scores` for what the score is today
+    (the word-overlap stack at its own cut; it cannot see a swapped subject).
     """
     return support_scores([(claim, source)], threads)[0]
