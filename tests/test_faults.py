@@ -15,7 +15,6 @@ import pytest
 
 from devkit.checks import one_error_line
 from nonseq import db as nonseq_db
-from nonseq import workspace as nonseq_workspace
 from nonseq.pipeline import topics
 
 HUGE = "99999999999999999999999"
@@ -58,13 +57,13 @@ def test_a_full_disk_is_one_line_and_keeps_what_was_saved(
         conn.execute(f"PRAGMA max_page_count = {pages}")
         return conn
 
-    monkeypatch.setattr(nonseq_workspace, "connect", full_disk)
+    monkeypatch.setattr(nonseq_db, "connect", full_disk)
     added = [cli("queue", "add", f"Topic {n} " + "with a long focus " * 3, "-c", "software",
                  "--focus", "x" * 3000, code=None) for n in range(12)]
     failed = [r for r in added if r.exit_code != 0]
     assert failed, "the database never filled up"
     one_error_line(failed[0], "could not be written (database or disk is full")
-    monkeypatch.setattr(nonseq_workspace, "connect", real_connect)
+    monkeypatch.setattr(nonseq_db, "connect", real_connect)
     shown = cli("queue", "show", "first-topic")
     assert "First topic" in shown.stdout
 
