@@ -81,7 +81,7 @@ class PgServer:
     def restart(self) -> None:
         """Start the server (again after stop()), listening on 127.0.0.1 only."""
         options = (f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.root} -c fsync=off "
-                   "-c synchronous_commit=off -c full_page_writes=off -c max_connections=60")
+                   "-c full_page_writes=off -c max_connections=60")
         self._run("pg_ctl", "-D", str(self.root / "data"), "-o", options, "-l", str(self.root / "log"),
                   "-w", "-t", "60", "start")
 

@@ -147,8 +147,8 @@ def test_a_database_that_goes_down_mid_run_leaves_the_topic_at_its_stage(cli: An
         assert message.startswith(f"the database {url} cannot be reached") and "\n" not in message
         server.restart()
         conn = open_database(url, web_env / "unused.db")
-        topic = queue.get_topic(conn, 1)
-        assert (topic.stage.value, topic.error) == ("queued", "")
+        [topic] = queue.list_topics(conn)
+        assert (topic.title, topic.stage.value, topic.error) == ("Water plumes on Europa", "queued", "")
         conn.close()
     finally:
         server.remove()
