@@ -239,7 +239,7 @@ def run_kill_sequence(points: list[str]) -> list[int]:
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(1800)  # several whole night runs with the bundled LLM: over 600 s on two idle cores since the writer's parse checks
+@pytest.mark.timeout(1800)  # whole night runs: over 600 s on two idle cores
 def test_night_killed_at_random_points_still_completes(cli: Any, night_env: Path,
                                                        local_web: LocalWeb) -> None:
     _append(night_env, "\n[knowledge]\nuse_llm = false\n\n[retrieval]\nfinal_top = 4\n")
