@@ -24,7 +24,7 @@ _HEADLINE = re.compile(r"^\s*#\s")
 #: The blind reading of the bench's test split (docs/writing.md, "The blind reading"): the share of
 #: the sentences the checks passed that a reader kept, and how many were read. The checks' own
 #: share is an estimate; this is its measured precision.
-AUDIT = {"keep_share": 0.6, "sentences": 15, "split": "test"}  # one topic read (docs/writing.md)
+AUDIT: dict[str, float | int | str | None] = {"keep_share": 0.6, "sentences": 15, "split": "test"}  # docs/writing.md
 
 
 def summary_line(made: dict[str, int], checked_share: float) -> str:
@@ -34,7 +34,7 @@ def summary_line(made: dict[str, int], checked_share: float) -> str:
     line = f"{total} sentences: {parts}; the checks pass {checked_share:.0%} (an estimate"
     if AUDIT["keep_share"] is not None:
         line += (f"; a blind reading of {AUDIT['sentences']} {AUDIT['split']}-split sentences kept "
-                 f"{float(AUDIT['keep_share']):.0%} of those the checks passed")
+                 f"{float(str(AUDIT['keep_share'])):.0%} of those the checks passed")
     return line + ")"
 
 
