@@ -4,7 +4,7 @@ Each command runs N times after a warm-up in a fresh workspace; the CPU time com
 operating system's accounting of the finished child (getrusage), so a busy machine inflates the
 wall time but much less the CPU time. Prints min / median / max per command and, with --json, one
 JSON object. Also lists the heavy modules a command imported (`-X importtime`), so a regression
-names its cause. Goal: `nonseq --help` under 0.3 s of CPU.
+names its cause. Goal: `nonseq --help` at 0.1 s of CPU or less.
 
     python bench/startup.py [--runs 7] [--json]
 """

@@ -1,5 +1,5 @@
 """Run the CLI with `python -m nonseq`."""
 
-from nonseq.cli import main
+from nonseq.launch import main
 
 main()
