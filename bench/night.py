@@ -27,20 +27,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-TOPICS = [
-    ("Google Stadia game streaming launch", "software"),
-    ("NASA commercial lunar lander program", "space"),
-    ("Water plumes on Jupiter's moon Europa", "space"),
-    ("Hibernating astronauts and smaller spacecraft", "space"),
-    ("Feather duvet lung disease", "health"),
-    ("Plague cases diagnosed in China", "health"),
-    ("WeWork investigated by the New York attorney general", "business"),
-    ("MacBook Pro with a scissor keyboard", "hardware"),
-    ("South Dakota meth anti-drug campaign", "policy"),
-    ("US-China trade war tariff deal", "finance"),
-    ("Audi e-tron Sportback electric coupe", "hardware"),
-    ("Sweden drops the Julian Assange investigation", "policy"),
-]
+from devkit.web import NIGHT_TOPICS as TOPICS  # noqa: E402  (after the sys.path line above)
 
 
 def tree_rss(root: int) -> int:

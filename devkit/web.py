@@ -49,6 +49,22 @@ PRIVATE_NAMES = {
     "mapped.test": ["::ffff:10.0.0.1"],
     "public.test": ["93.184.216.34"],
 }
+#: Topics the local web covers (title, category), for night runs: the team test takes the first nine.
+NIGHT_TOPICS = [
+    ("Google Stadia game streaming launch", "software"),
+    ("NASA commercial lunar lander program", "space"),
+    ("Water plumes on Jupiter's moon Europa", "space"),
+    ("Hibernating astronauts and smaller spacecraft", "space"),
+    ("Feather duvet lung disease", "health"),
+    ("Plague cases diagnosed in China", "health"),
+    ("WeWork investigated by the New York attorney general", "business"),
+    ("South Dakota meth anti-drug campaign", "policy"),
+    ("Audi e-tron Sportback electric coupe", "hardware"),
+    ("MacBook Pro with a scissor keyboard", "hardware"),
+    ("US-China trade war tariff deal", "finance"),
+    ("Sweden drops the Julian Assange investigation", "policy"),
+]
+
 ROBOTS = {
     "news-b.test": "User-agent: *\nAllow: /\n",
     "science-c.test": "User-agent: NonSequitur\nDisallow: /drafts/\n\nUser-agent: *\nDisallow:\n",

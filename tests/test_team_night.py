@@ -15,21 +15,11 @@ import pytest
 
 from devkit.child import child_argv, child_env
 from devkit.llm_servers import ScriptedChat
-from devkit.web import write_config
+from devkit.web import NIGHT_TOPICS, write_config
 from nonseq.db import open_database
 
 #: Nine topics the local web covers (title, category).
-TOPICS = [
-    ("Google Stadia game streaming launch", "software"),
-    ("NASA commercial lunar lander program", "space"),
-    ("Water plumes on Jupiter's moon Europa", "space"),
-    ("Hibernating astronauts and smaller spacecraft", "space"),
-    ("Feather duvet lung disease", "health"),
-    ("Plague cases diagnosed in China", "health"),
-    ("WeWork investigated by the New York attorney general", "business"),
-    ("South Dakota meth anti-drug campaign", "policy"),
-    ("Audi e-tron Sportback electric coupe", "hardware"),
-]
+TOPICS = NIGHT_TOPICS[:9]
 
 
 def echo(_model: str, messages: list[dict[str, Any]]) -> str:

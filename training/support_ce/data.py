@@ -24,6 +24,7 @@ from typing import Any
 
 from nonseq.verify.crossenc import windows
 from training.support_ce import corrupt
+from training.support_head.data import scifact_components
 
 _REPO = Path(__file__).resolve().parents[2]
 #: ../shared/data beside the repository (or beside its worktree folder); $NONSEQ_DATA overrides
@@ -107,18 +108,7 @@ def attributionbench(path: Path = AB_DEV) -> list[Pair]:
 
 def scifact_groups(rows: list[dict[str, Any]]) -> dict[str, str]:
     """SciFact claim and doc ids → group: components of claims linked through shared abstracts."""
-    parent: dict[str, str] = {}
-
-    def find(x: str) -> str:
-        parent.setdefault(x, x)
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for r in rows:
-        parent[find(f"c{r['id']}")] = find(f"d{r['doc_id']}")
-    return {x: "sf:" + find(x) for x in list(parent)}
+    return scifact_components(rows)
 
 
 def real_pairs(rng: random.Random) -> list[Pair]:

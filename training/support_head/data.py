@@ -68,8 +68,8 @@ def overlap(claim: str, sentence: str) -> float:
     return len(c & content(sentence)) / len(c) if c else 0.0
 
 
-def scifact_groups(rows: list[dict[str, Any]]) -> dict[int, str]:
-    """Claim id → group: connected components of claims linked through shared abstracts."""
+def scifact_components(rows: list[dict[str, Any]]) -> dict[str, str]:
+    """Every SciFact node ("c<claim id>", "d<doc id>") → its group: claims linked through shared abstracts."""
     parent: dict[str, str] = {}
 
     def find(x: str) -> str:
@@ -81,7 +81,13 @@ def scifact_groups(rows: list[dict[str, Any]]) -> dict[int, str]:
 
     for r in rows:
         parent[find(f"c{r['id']}")] = find(f"d{r['doc_id']}")
-    return {r["id"]: "sf:" + find(f"c{r['id']}") for r in rows}
+    return {x: "sf:" + find(x) for x in list(parent)}
+
+
+def scifact_groups(rows: list[dict[str, Any]]) -> dict[int, str]:
+    """Claim id → group: connected components of claims linked through shared abstracts."""
+    nodes = scifact_components(rows)
+    return {r["id"]: nodes[f"c{r['id']}"] for r in rows}
 
 
 def load_records(limit: int = 0) -> list[Record]:
