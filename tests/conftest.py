@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
-from pathlib import Path
 
-import pytest
-from typer.testing import CliRunner
+# Before anything loads libgomp (torch does): OpenMP threads sleep between operations, as
+# nonseq.llm.llamacpp sets for the product (spinners beside a busy neighbour cost 5-12x).
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-from nonseq.cli import app
-from nonseq.config import Settings, load_settings
-from nonseq.workspace import Workspace
+from collections.abc import Iterator  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+from typer.testing import CliRunner  # noqa: E402
+
+from nonseq.cli import app  # noqa: E402
+from nonseq.config import Settings, load_settings  # noqa: E402
+from nonseq.workspace import Workspace  # noqa: E402
 
 FIXTURES = Path(__file__).parent / "fixtures"
 #: One CPU thread for each model: the suite runs two tests at once (`-n 2`) on two cores, and a model on

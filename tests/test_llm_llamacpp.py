@@ -101,3 +101,15 @@ def test_prompt_longer_than_context() -> None:
     long = [{"role": "user", "content": "word " * 1500}]
     with pytest.raises(BackendError, match="context_window"):
         llm.complete(long, max_tokens=8)
+
+
+def test_openmp_threads_sleep_unless_the_user_chose(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Loading a model asks libgomp for passive (sleeping) threads, but never overrides the user's choice."""
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    with pytest.raises(BackendError):
+        backend.load_llama(tmp_path / "missing.gguf", 512)
+    assert backend.os.environ["OMP_WAIT_POLICY"] == "PASSIVE"
+    monkeypatch.setenv("OMP_WAIT_POLICY", "ACTIVE")
+    with pytest.raises(BackendError):
+        backend.load_llama(tmp_path / "missing.gguf", 512)
+    assert backend.os.environ["OMP_WAIT_POLICY"] == "ACTIVE"

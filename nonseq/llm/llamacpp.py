@@ -92,6 +92,17 @@ def _no_amx_repack() -> Iterator[None]:
         low.llama_model_default_params = original
 
 
+def passive_omp_threads() -> None:
+    """Let llama.cpp's OpenMP threads sleep between operations instead of spinning (unless the user set it).
+
+    Spinning threads only pay on an idle machine: beside another busy process (a second worker, the
+    embedder, another test) each operation waits for a descheduled spinner, and one call of the
+    bundled model took 11.5 s instead of 0.95 s on two shared cores. libgomp reads the variable
+    when it loads, so this runs before llama_cpp is imported.
+    """
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+
 def load_llama(
     path: str | Path,
     n_ctx: int,
@@ -100,6 +111,7 @@ def load_llama(
     embedding: bool = False,
 ) -> Llama:
     """A llama.cpp model, loaded once per (path, n_ctx, threads, gpu_layers, embedding)."""
+    passive_omp_threads()
     try:
         from llama_cpp import Llama
     except ImportError:
