@@ -40,8 +40,11 @@ def _wide_enough() -> bool:
     columns = os.environ.get("COLUMNS", "")
     if columns.isdigit() and int(columns) > 0:
         return int(columns) >= HELP_WIDTH
+    stdout = sys.__stdout__
+    if stdout is None:
+        return True
     try:
-        return os.get_terminal_size(sys.__stdout__.fileno()).columns >= HELP_WIDTH
+        return os.get_terminal_size(stdout.fileno()).columns >= HELP_WIDTH
     except (AttributeError, ValueError, OSError):
         return True  # no terminal: click falls back to 80 columns as well
 
