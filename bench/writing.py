@@ -126,7 +126,9 @@ class EchoLLM:
 
     def complete(self, messages: list[dict[str, str]], **kw: Any) -> str:
         """The unit text back (plumbing checks without a model)."""
-        text = re.split(r"\n\n|: ", messages[-1]["content"], maxsplit=1)[-1].strip()
+        from devkit.llm_servers import echo_unit
+
+        text = echo_unit(self.name, list(messages))
         if kw.get("on_token"):
             kw["on_token"](text)
         return text

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import subprocess
 import sys
 import tempfile
@@ -405,3 +406,17 @@ class ScriptedChat(ThreadingHTTPServer):
     def url(self) -> str:
         """The base URL for [llm] url."""
         return f"http://127.0.0.1:{self.server_address[1]}/v1"
+
+
+def echo_unit(_model: str, messages: list[dict[str, Any]]) -> str:
+    """A writer that restates its unit word for word: the last message's text after its instruction."""
+    return re.split(r"\n\n|: ", str(messages[-1]["content"]), maxsplit=1)[-1].strip()
+
+
+def point_llm_at(folder: Path, url: str) -> None:
+    """Point config.toml's [llm] at the OpenAI-compatible server at `url` (model "scripted"), keeping its other keys."""
+    config = folder / "config.toml"
+    text = config.read_text(encoding="utf-8")
+    keys = f'backend = "openai"\nurl = "{url}"\nmodel = "scripted"\n'
+    text = text.replace("[llm]\n", f"[llm]\n{keys}", 1) if "\n[llm]\n" in text else f"{text}\n[llm]\n{keys}"
+    config.write_text(text, encoding="utf-8")

@@ -30,9 +30,12 @@ def clock(conn: Any) -> float:
 
 
 def claim_next(conn: Any, worker: str, lease: float, stages: Collection[str], *,
-               also: Collection[int] = (), skip: Collection[int] = ()) -> int | None:
+               also: Collection[int] = (), skip: Collection[int] = (), sole: bool = False) -> int | None:
     """Claim the first topic (priority, then id) in `stages` or among `also`, not in `skip`, that no live
-    worker holds; its id, or None when there is nothing to claim."""
+    worker holds; its id, or None when there is nothing to claim.
+
+    `sole`: the caller holds the workspace lock (SQLite), so no other worker lives and every other
+    claim is a dead process's: taken over at once instead of after its lease."""
     marks = ", ".join("?" * len(stages))
     where = f"(stage IN ({marks})" + (f" OR id IN ({', '.join('?' * len(also))}))" if also else ")")
     args: list[Any] = [*stages, *also]
@@ -42,9 +45,9 @@ def claim_next(conn: Any, worker: str, lease: float, stages: Collection[str], *,
     lock = " FOR UPDATE SKIP LOCKED" if dialect(conn) == "postgresql" else ""
     with transaction(conn):
         now = clock(conn)
-        row = conn.execute(f"SELECT id FROM topics WHERE {where} AND (claimed_by = '' OR claimed_by = ? OR "
-                           f"lease_until < ?) ORDER BY priority DESC, id ASC LIMIT 1{lock}",
-                           (*args, worker, now)).fetchone()
+        free = "" if sole else " AND (claimed_by = '' OR claimed_by = ? OR lease_until < ?)"
+        row = conn.execute(f"SELECT id FROM topics WHERE {where}{free} ORDER BY priority DESC, id ASC LIMIT 1{lock}",
+                           (*args, *(() if sole else (worker, now)))).fetchone()
         if row is None:
             return None
         conn.execute("UPDATE topics SET claimed_by=?, lease_until=? WHERE id=?", (worker, now + lease, row[0]))

@@ -3,7 +3,6 @@ every topic is written exactly once, nothing is lost, the morning report holds a
 
 from __future__ import annotations
 
-import re
 import signal
 import subprocess
 from collections import Counter
@@ -14,7 +13,7 @@ from typing import Any
 import pytest
 
 from devkit.child import child_argv, child_env
-from devkit.llm_servers import ScriptedChat
+from devkit.llm_servers import ScriptedChat, echo_unit
 from devkit.web import NIGHT_TOPICS, write_config
 from nonseq.db import open_database
 
@@ -22,15 +21,10 @@ from nonseq.db import open_database
 TOPICS = NIGHT_TOPICS[:9]
 
 
-def echo(_model: str, messages: list[dict[str, Any]]) -> str:
-    """A writer that restates its source sentence word for word (the text after the instruction)."""
-    return re.split(r"\n\n|: ", str(messages[-1]["content"]), maxsplit=1)[-1].strip()
-
-
 @pytest.fixture
 def chat() -> Iterator[ScriptedChat]:
     """The scripted OpenAI-compatible LLM server every worker writes through."""
-    with ScriptedChat(answer=echo) as server:
+    with ScriptedChat(answer=echo_unit) as server:
         yield server
 
 

@@ -326,7 +326,7 @@ def run_night(ws: Workspace, options: NightOptions | None = None, progress: Prog
             summary.not_started = [t.slug for t in topics if t.id in left]
             break
         topic_id = claims.claim_next(ws.db, worker, cfg.lease_seconds, [s.value for s in RUNNABLE],
-                                     also=[i for i in retry_ids if i not in done], skip=done)
+                                     also=[i for i in retry_ids if i not in done], skip=done, sole=not ws.team)
         if topic_id is None:
             wait = claims.next_expiry(ws.db, worker, [s.value for s in RUNNABLE], skip=done)
             if wait is None:  # nothing left, not even a topic another worker holds
