@@ -141,18 +141,27 @@ def _pronoun(doc: Any) -> str:
     return ""
 
 
+def _joined(token: Any) -> bool:
+    """True when a token lies in a clause joined to an earlier one ("..., and X backs up that suspicion"),
+    which may hold what it points at."""
+    return any(a.dep_ == "conj" and a.pos_ in ("VERB", "AUX") and a.head.i < a.i for a in token.ancestors)
+
+
 def _demonstrative(doc: Any) -> str:
     """A demonstrative determiner or pronoun ("these cytokines", "this"), relative time and clauses aside."""
     times = relative_spans(doc.text)
     for t in doc:
-        if t.lower_ not in DEMONSTRATIVES or t.tag_ != "DT" or _inside(t, times):
+        if t.lower_ not in DEMONSTRATIVES or t.tag_ != "DT" or _inside(t, times) or _joined(t):
             continue
-        if t.dep_ == "det":
-            head = t.head
+        plural = t.lower_ in ("these", "those")  # with a singular head, the parser took a pronoun for a determiner
+        head = t.head if t.dep_ == "det" and t.head.pos_ in ("NOUN", "PROPN") and not (
+            plural and t.head.tag_ in ("NN", "NNP") and t.head.text.endswith("ing")) else None
+        if head is not None:
             if t.lower_ == "those" and any(c.dep_ in ("relcl", "acl") for c in head.children):
                 continue  # "those countries that signed it": said by the clause
             return f'demonstrative "{t.text} {head.text}"'
-        if not any(c.dep_ in ("relcl", "acl", "prep") for c in t.children):  # "those who", "that of"
+        said = t.children if t.dep_ != "det" else [t.head]  # "those who", "that of", "those emanating from"
+        if not any(c.dep_ in ("relcl", "acl", "prep") or c.pos_ == "VERB" for c in said):
             return f'demonstrative "{t.text}"'
     return ""
 
@@ -190,7 +199,8 @@ def _other(doc: Any) -> str:
         word, before = t.lower_, doc[t.i - 1].lower_ if t.i else ""
         if word == "another" and before != "one" and not _compared(doc, t.i):
             return '"another" with nothing in the sentence it adds to'
-        if word == "others" and before not in ("among", "and", "or") and not _compared(doc, t.i):
+        if (word == "others" and before not in ("among", "and", "or") and not _compared(doc, t.i)
+                and doc[t.i - 1].pos_ != "NUM" and not any(c.dep_ in ("acl", "relcl") for c in t.children)):
             return '"others" with nothing in the sentence they differ from'
         if word == "other" and before == "the" and not _compared(doc, t.i):
             return '"the other" with nothing in the sentence it differs from'
@@ -205,7 +215,7 @@ def _counted(doc: Any) -> str:
         word = t.lower_
         if word in ("later", "earlier", "afterwards", "afterward", "before", "after") and t.pos_ == "ADV":
             span = next((c for c in t.children if c.dep_ == "npadvmod"), None)
-            if span is not None:
+            if span is not None and t.head.dep_ == "ROOT":  # not "X in May, and Y two months later"
                 return f'time counted from an event the sentence does not name ("{doc[span.left_edge.i:t.i + 1]}")'
         if (word in ("following", "previous", "preceding") and t.i and doc[t.i - 1].lower_ == "the"
                 and t.head.lemma_.lower() in TIME_NOUNS):
