@@ -160,7 +160,7 @@ def _demonstrative(doc: Any) -> str:
             if t.lower_ == "those" and any(c.dep_ in ("relcl", "acl") for c in head.children):
                 continue  # "those countries that signed it": said by the clause
             return f'demonstrative "{t.text} {head.text}"'
-        said = t.children if t.dep_ != "det" else [t.head]  # "those who", "that of", "those emanating from"
+        said = [*t.children] if t.dep_ != "det" else [t.head, *t.head.children]  # "those who", "that of"
         if not any(c.dep_ in ("relcl", "acl", "prep") or c.pos_ == "VERB" for c in said):
             return f'demonstrative "{t.text}"'
     return ""
