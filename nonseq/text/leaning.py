@@ -15,7 +15,8 @@ finds, or returns None:
   ...", and not "this year" or "this week", which `text.when` anchors to the page's date;
 - an additive focus adverb ("also", "too", "as well", "either"), but not "also known as", "not only
   ... but also", nor one on a verb joined to another in the same sentence;
-- "another", "others", "the other", "the same" with nothing in the sentence they compare with;
+- "another", "others", "the other" (or "Other ..." first), "the same", "such" with nothing in the
+  sentence they compare with;
 - time counted from an event the sentence does not name ("A half-century later", "the following year").
 
 Given `page` (the sentences of its source page) and `said` (what the article says before it, the
@@ -194,7 +195,7 @@ def _compared(doc: Any, i: int) -> bool:
 
 
 def _other(doc: Any) -> str:
-    """"another", "others", "the other", "the same" with nothing in the sentence they compare with."""
+    """"another", "others", "the other", "the same", "such" with nothing in the sentence they compare with."""
     for t in doc:
         word, before = t.lower_, doc[t.i - 1].lower_ if t.i else ""
         if word == "another" and before != "one" and not _compared(doc, t.i):
@@ -202,8 +203,11 @@ def _other(doc: Any) -> str:
         if (word == "others" and before not in ("among", "and", "or") and not _compared(doc, t.i)
                 and doc[t.i - 1].pos_ != "NUM" and not any(c.dep_ in ("acl", "relcl") for c in t.children)):
             return '"others" with nothing in the sentence they differ from'
-        if word == "other" and before == "the" and not _compared(doc, t.i):
-            return '"the other" with nothing in the sentence it differs from'
+        if word == "other" and (before == "the" or t.i == 0) and not _compared(doc, t.i):
+            return f'"{"the other" if t.i else t.text}" with nothing in the sentence it differs from'
+        if word == "such" and t.head.pos_ in ("NOUN", "PROPN") and not any(x.lower_ in ("as", "that")
+                                                                           for x in doc[t.i + 1:]):
+            return f'"such {t.head.text}" with nothing in the sentence it is like'
         if word == "same" and before == "the" and not any(x.lower_ == "as" for x in doc[t.i:]):
             return '"the same" with nothing in the sentence it is the same as'
     return ""
