@@ -260,15 +260,16 @@ def _core(run: list[Any]) -> list[str]:
 
 
 @lru_cache(maxsize=256)
-def _full_names(page: tuple[str, ...]) -> dict[str, str]:
-    """Surname -> full name, for every name of two or three words a page gives ("Hyatt": "Dave Hyatt")."""
-    out: dict[str, str] = {}
+def _full_names(page: tuple[str, ...]) -> dict[str, list[str]]:
+    """Surname -> full names, for every name of two or three words a page gives ("Hyatt": ["Dave Hyatt"])."""
+    out: dict[str, list[str]] = {}
     for sentence in page:
         for run in _names(parse(sentence)):
             core = _core(run)
             if 2 <= len(core) <= 3 and all(w.replace("-", "").replace("'", "").replace(".", "").isalpha()
                                            for w in core):
-                out.setdefault(core[-1], " ".join(core))
+                names = out.setdefault(core[-1], [])
+                names += [" ".join(core)] if " ".join(core) not in names else []
     return out
 
 
@@ -277,16 +278,15 @@ def _surname(sentence: str, page: Sequence[str], said: Sequence[str]) -> str:
     article has not given before the sentence."""
     doc = parse(sentence)
     speaker = _speaker(doc, [])
-    full = _full_names(tuple(page))
     before = " ".join(said)
     for run in _names(doc):
         core = _core(run)
         titled = len(core) < len(run)
         if len(core) != 1 or not (titled or (speaker is not None and speaker in run)):
             continue
-        name = full.get(core[0])
-        if name and name not in before and name not in doc.text:
-            return f'surname "{core[0]}" of a person the article has not named in full ("{name}")'
+        names = _full_names(tuple(page)).get(core[0], [])
+        if names and not any(name in before or name in doc.text for name in names):
+            return f'surname "{core[0]}" of a person the article has not named in full ("{names[0]}")'
     return ""
 
 
