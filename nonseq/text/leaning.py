@@ -136,9 +136,9 @@ def _referent(t: Any, doc: Any) -> bool:
 def _pronoun(doc: Any) -> str:
     """A personal pronoun with nothing in the sentence it stands for."""
     for t in doc:
-        if t.lower_ in PRONOUNS and t.pos_ == "PRON" and not (t.lower_ in THING and _expletive(t)):
-            if not _referent(t, doc):
-                return f'pronoun "{t.text}" with nothing in the sentence it stands for'
+        if (t.lower_ in PRONOUNS and t.pos_ == "PRON" and not (t.lower_ in THING and _expletive(t))
+                and not _referent(t, doc)):
+            return f'pronoun "{t.text}" with nothing in the sentence it stands for'
     return ""
 
 

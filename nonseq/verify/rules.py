@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Protocol
 
-from nonseq.text.polarity import opposites
 from nonseq.text.leaning import leaning_reason
+from nonseq.text.polarity import opposites
 from nonseq.text.prose import MIN_WORDS, unquoted
 from nonseq.text.voice import ATTRIBUTED, opinion
 from nonseq.text.words import numbers as figures

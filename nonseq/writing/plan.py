@@ -9,9 +9,10 @@ earlier one (cosine >= `near_duplicate`), or lies below the topic floor (relevan
 relevance = the mean cosine of the sentence and of the sentence with its neighbours to the topic's
 title and focus; docs/writing.md), however well its chunk scored. What is left becomes units of
 one or two adjacent sentences of one chunk (a sentence that leans on the one before, "It ...",
-"But ...", "these cytokines", `text.leaning`, goes with it or is left out), and the sections take units in turns, in schema order, by maximal
-marginal relevance: relevance to topic, section and retrieval rank, minus similarity to every
-unit already planned, minus a little for each unit of the same source already in the section.
+"But ...", "these cytokines", `text.leaning`, goes with it or is left out), and the sections take
+units in turns, in schema order, by maximal marginal relevance: relevance to topic, section and
+retrieval rank, minus similarity to every unit already planned, minus a little for each unit of the
+same source already in the section.
 """
 
 from __future__ import annotations
