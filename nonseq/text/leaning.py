@@ -49,6 +49,17 @@ SPEECH_VERBS = frozenset(("say", "tell", "add", "write", "explain", "note", "sta
 TIME_NOUNS = frozenset(("second", "minute", "hour", "day", "night", "week", "weekend", "month", "year",
                         "decade", "century", "half-century", "generation", "season", "era", "time", "morning",
                         "afternoon", "evening", *(m.lower() for m in MONTHS)))
+#: Words for a person (beside names, and words ending as "scientist", "historian", "chairman" do).
+PEOPLE = frozenset((
+    "chief", "head", "child", "wife", "husband", "mother", "father", "son", "daughter", "friend", "patient", "boss",
+    "official", "executive", "president", "chair", "expert", "victim", "suspect", "judge", "minister", "king",
+    "queen", "prince", "princess", "colleague", "student", "adult", "girl", "boy", "individual", "resident",
+    "citizen", "candidate", "host", "coach", "athlete", "analyst", "critic", "ceo", "founder", "member", "attorney",
+    "nurse", "astronaut", "person", "player", "guy", "doctor", "author", "researcher", "reporter", "manager",
+    "leader", "writer", "worker", "owner", "speaker", "director", "officer", "investor", "customer", "user",
+    "buyer", "seller", "farmer", "teacher", "lawyer", "engineer", "designer", "developer", "partner", "voter",
+    "producer", "singer", "actor", "actress", "senator", "governor", "mayor", "editor", "professor", "inventor",
+    "creator", "employee", "administrator", "commander", "pilot", "soldier", "agent", "detective"))
 #: Words before "another", "others", "the other" that give them something to compare with.
 COMPARED = frozenset(("one", "some", "many", "most", "several", "first", "each", "few"))
 TITLES = frozenset(("mr", "mrs", "ms", "dr", "prof", "sir", "dame", "lord", "lady", "rep", "sen", "gov", "gen"))
@@ -105,20 +116,29 @@ def _quotation(doc: Any) -> str:
     return ""
 
 
+def _person(noun: Any) -> bool:
+    """True when a noun may name a person: a name, or a word for a person ("the chief", "a researcher")."""
+    lemma = noun.lemma_.lower()
+    return noun.pos_ == "PROPN" or lemma in PEOPLE or lemma.endswith(("ist", "ian", "man", "woman", "person"))
+
+
 def _agrees(pronoun: str, noun: Any) -> bool:
-    """True when a noun could be what a pronoun stands for (a time word never is)."""
+    """True when a noun could be what a pronoun stands for (a time word never is; "he" and "she" a person)."""
     if noun.pos_ not in ("NOUN", "PROPN") or noun.lemma_.lower() in TIME_NOUNS:
         return False
-    return pronoun in GROUP or noun.tag_ not in ("NNS", "NNPS")
+    if pronoun in GROUP:
+        return True
+    return noun.tag_ not in ("NNS", "NNPS") and (pronoun in THING or _person(noun))
 
 
 def _expletive(t: Any) -> bool:
     """True for an "it" that stands for nothing ("it is likely that ...", "it takes years to ...")."""
     if t.dep_ == "expl":
         return True
-    head = t.head
+    near = [*t.head.children]
+    near += [g for c in near if c.dep_ in ("acomp", "attr") for g in c.children]  # "it is likely that ..."
     return (t.dep_ in ("nsubj", "nsubjpass", "dobj") and t.lower_ == "it"
-            and any(c.dep_ in ("ccomp", "xcomp", "csubj") and c.i > t.i for c in head.children))
+            and any(c.dep_ in ("ccomp", "xcomp", "csubj") and c.i > t.i for c in near))
 
 
 def _referent(t: Any, doc: Any) -> bool:
