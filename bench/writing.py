@@ -11,8 +11,8 @@ the final text), sentences holding a number or name absent from their cited sour
 repeated sentences, sentences that lean on text the article does not hold (`leaning`: the rule of
 `compose.standing` read back from the body; `leaning_excused`: those it lets stand because a
 sentence of the same source comes before them, for a reader to check), shares generated /
-repaired / quoted (and dropped units), the share in the model's own words (generated or repaired, less than 90% the same word sequence as the source),
-and seconds (wall and CPU of the writing step; research apart).
+repaired / quoted (and dropped units), the share in the model's own words (generated or repaired,
+less than 90% the same word sequence as the source), and seconds (wall and CPU of the writing step; research apart).
 
     python bench/writing.py [--split tune|test|all] [--topics a,b] [--json] [--out DIR] [--llm echo]
                             [--labels FILE]
@@ -300,7 +300,8 @@ def totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
 def line(r: dict[str, Any]) -> str:
     """One row as text."""
     return (f"{r['stage']:<7} sent {r['sentences']:>3} words {r['words']:>4} supp {r['supported_share']:>5.0%} "
-            f"absent {r['absent']} junk {r['junk']} rep {r['repeated']} lean {r['leaning']}/{r['leaning_excused']}  restated {r['restated_share']:>4.0%} "
+            f"absent {r['absent']} junk {r['junk']} rep {r['repeated']} lean {r['leaning']}/{r['leaning_excused']}  "
+            f"restated {r['restated_share']:>4.0%} "
             f"verbatim {r['verbatim_share']:>4.0%} quo {r['quoted_share']:>4.0%} drop {r['dropped']:>2} "
             f"src {r['sources_cited']}/{r['relevant_sources']}  "
             f"own {r['own_words_share']:>4.0%}  {r['seconds']:>5.1f} s (cpu {r['cpu_seconds']:.0f})")
