@@ -142,10 +142,14 @@ def _expletive(t: Any) -> bool:
 
 
 def _referent(t: Any, doc: Any) -> bool:
-    """True when the sentence holds what a pronoun stands for: a noun before it that agrees, or the main
-    clause's subject, for a pronoun in a phrase put before that clause ("In his speech, Hyatt ...")."""
+    """True when the sentence holds what a pronoun stands for: a noun before it that agrees (not in the
+    words a pronoun speaker says), or the main clause's subject, for a pronoun in a phrase put before
+    that clause ("In his speech, Hyatt ...")."""
     word = t.lower_
-    if any(_agrees(word, n) for n in doc[:t.i]):
+    said: set[int] = set()  # "SNC will start in 2022, he said": what is said names no speaker
+    if t.dep_ == "nsubj" and t.head.lemma_.lower() in SPEECH_VERBS:
+        said = {x.i for c in t.head.children if c.dep_ in ("ccomp", "parataxis") for x in c.subtree}
+    if any(_agrees(word, n) for n in doc[:t.i] if n.i not in said):
         return True
     root = next((x for x in doc if x.dep_ == "ROOT"), None)
     subject = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")), None) if root is not None else None
