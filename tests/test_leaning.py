@@ -43,6 +43,7 @@ def embed() -> Any:
     ("After the merger, the board asked him to stay on as chairman.", 'pronoun "him"'),
     ("In 2021, its sales doubled in Asia.", 'pronoun "its"'),
     ("Intel will open the plant in 2025, she told reporters.", 'pronoun "she"'),
+    ("“All of them use less power than desktop chips,” Lisa Su said.", 'pronoun "them"'),
     ("Sales of these chips rose sharply in Asia.", 'demonstrative "these chips"'),
     ("Prices of memory doubled during that decade.", 'demonstrative "that decade"'),
     ("Regulators in Brussels approved this in 2020.", 'demonstrative "this"'),
@@ -74,6 +75,7 @@ def test_a_sentence_that_leans_says_why(sentence: str, reason: str) -> None:
     "When the board met in May, it approved the merger.",                # the pronoun's noun is before it
     "Intel cut its prices after the chip lost market share.",
     "Lisa Su said she would open the plant in 2025.",
+    "When she took over in 2014, Lisa Su closed two plants.",
     "In her first speech as chief executive, Lisa Su promised new chips.",  # the main clause's subject
     "Analysts said it is likely that memory prices will rise.",          # an "it" that stands for nothing
     "“The new chip doubles battery life in most laptops,” Lisa Su said.",  # a quotation with its speaker

@@ -144,7 +144,8 @@ def _expletive(t: Any) -> bool:
 def _referent(t: Any, doc: Any) -> bool:
     """True when the sentence holds what a pronoun stands for: a noun before it that agrees (not in the
     words a pronoun speaker says), or the main clause's subject, for a pronoun in a phrase put before
-    that clause ("In his speech, Hyatt ...")."""
+    that clause ("In his speech, Hyatt ...", "When he left, Hyatt ..."; not the words said before a
+    speaker: "“All of them ...,” Clarke said")."""
     word = t.lower_
     said: set[int] = set()  # "SNC will start in 2022, he said": what is said names no speaker
     if t.dep_ == "nsubj" and t.head.lemma_.lower() in SPEECH_VERBS:
@@ -153,8 +154,10 @@ def _referent(t: Any, doc: Any) -> bool:
         return True
     root = next((x for x in doc if x.dep_ == "ROOT"), None)
     subject = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")), None) if root is not None else None
-    return (subject is not None and t.i < subject.i and t not in list(subject.subtree)
-            and _agrees(word, subject))
+    if subject is None or t.i > subject.i or not _agrees(word, subject):
+        return False
+    branch = next((a for a in [t, *t.ancestors] if a.head.i == root.i), None)  # the main clause's part holding t
+    return branch is not None and branch.dep_ in ("prep", "advcl", "npadvmod", "advmod")
 
 
 def _pronoun(doc: Any) -> str:
