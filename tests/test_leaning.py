@@ -22,15 +22,6 @@ from nonseq.writing.compose import SentenceRecord, standing
 from nonseq.writing.plan import SourceSentence, Unit, build_plan
 
 
-@pytest.fixture(scope="module")
-def embed() -> Any:
-    """The bundled MiniLM embedder."""
-    from nonseq.config import EmbeddingSettings
-    from nonseq.index.embed import build_embedder
-
-    return build_embedder(EmbeddingSettings()).embed
-
-
 @pytest.mark.parametrize(("sentence", "reason"), [
     ("However, the chipmaker's sales fell in the third quarter.", 'opens with "However"'),
     ("Those chips were made in Oregon.", 'opens with "Those"'),

@@ -28,15 +28,6 @@ FIREFOX = ("Firefox is a web browser, and is Mozilla's flagship software product
            "Sub-communities have formed around localization efforts for the Mozilla web properties.")
 
 
-@pytest.fixture(scope="module")
-def embed() -> Any:
-    """The bundled MiniLM embedder."""
-    from nonseq.config import EmbeddingSettings
-    from nonseq.index.embed import build_embedder
-
-    return build_embedder(EmbeddingSettings()).embed
-
-
 @pytest.mark.parametrize(("sentence", "source"), [
     ("Mozilla is a web browser.", "Firefox is a web browser, and is Mozilla's flagship software product."),
     ("Phoenix was originally named Phoenix.", "Firefox was originally named Phoenix."),
