@@ -153,7 +153,9 @@ def _referent(t: Any, doc: Any) -> bool:
     if any(_agrees(word, n) for n in doc[:t.i] if n.i not in said):
         return True
     root = next((x for x in doc if x.dep_ == "ROOT"), None)
-    subject = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")), None) if root is not None else None
+    if root is None:
+        return False
+    subject = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")), None)
     if subject is None or t.i > subject.i or not _agrees(word, subject):
         return False
     branch = next((a for a in [t, *t.ancestors] if a.head.i == root.i), None)  # the main clause's part holding t
