@@ -8,8 +8,10 @@ finds, or returns None:
 - a quotation with no speaker, one whose speaker is a pronoun (`"...," he said.`), or part of a
   quotation whose speaker is in another sentence;
 - a personal pronoun (he, she, it, they, him, her, them, his, its, their) with no noun before it in
-  the sentence that could be what it stands for ("In 2019, it ..."); a pronoun in a phrase put
-  before the main clause may stand for that clause's subject ("In his speech, Hyatt ...");
+  the sentence that could be what it stands for ("In 2019, it ..."); a pronoun in a phrase
+  or clause put before the main clause may stand for that clause's subject ("In his speech, Hyatt
+  ...", "When he left, Hyatt ...", but not a quotation before its speaker: "“All of them ...,”
+  Clarke said"); a pronoun speaker ("..., he said") does not stand for a noun of what is said;
 - a demonstrative (this, these, that, those) as a determiner or a pronoun ("these cytokines",
   "this approach", "that year"), but not "that" joining a clause, not "those who ...", "that of
   ...", and not "this year" or "this week", which `text.when` anchors to the page's date;
@@ -142,10 +144,7 @@ def _expletive(t: Any) -> bool:
 
 
 def _referent(t: Any, doc: Any) -> bool:
-    """True when the sentence holds what a pronoun stands for: a noun before it that agrees (not in the
-    words a pronoun speaker says), or the main clause's subject, for a pronoun in a phrase put before
-    that clause ("In his speech, Hyatt ...", "When he left, Hyatt ..."; not the words said before a
-    speaker: "“All of them ...,” Clarke said")."""
+    """True when the sentence holds what a pronoun stands for (see the module's notes)."""
     word = t.lower_
     said: set[int] = set()  # "SNC will start in 2022, he said": what is said names no speaker
     if t.dep_ == "nsubj" and t.head.lemma_.lower() in SPEECH_VERBS:
@@ -172,8 +171,7 @@ def _pronoun(doc: Any) -> str:
 
 
 def _joined(token: Any) -> bool:
-    """True when a token lies in a clause joined to an earlier one ("..., and X backs up that suspicion"),
-    which may hold what it points at."""
+    """True when a token lies in a clause joined to an earlier one, which may hold what it points at."""
     return any(a.dep_ == "conj" and a.pos_ in ("VERB", "AUX") and a.head.i < a.i for a in token.ancestors)
 
 
@@ -303,8 +301,7 @@ def _full_names(page: tuple[str, ...]) -> dict[str, list[str]]:
 
 
 def _surname(sentence: str, page: Sequence[str], said: Sequence[str]) -> str:
-    """A speaker (or a titled person) named by surname only, whose full name the page gives and the
-    article has not given before the sentence."""
+    """A speaker or titled person named by surname only, whose full name the page gives and the article lacks."""
     doc = parse(sentence)
     speaker = _speaker(doc, [])
     before = " ".join(said)
