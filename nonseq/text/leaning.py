@@ -121,7 +121,10 @@ def _quotation(doc: Any) -> str:
 def _person(noun: Any) -> bool:
     """True when a noun may name a person: a name, or a word for a person ("the chief", "a researcher")."""
     lemma = noun.lemma_.lower()
-    return noun.pos_ == "PROPN" or lemma in PEOPLE or lemma.endswith(("ist", "ian", "man", "woman", "person"))
+    speaker = (noun.dep_ == "nsubj" and noun.text[:1].isupper()  # "Trump said", "Trump" tagged a noun
+               and noun.head.lemma_.lower() in SPEECH_VERBS)
+    return (noun.pos_ == "PROPN" or speaker or lemma in PEOPLE
+            or lemma.endswith(("ist", "ian", "man", "woman", "person")))
 
 
 def _agrees(pronoun: str, noun: Any) -> bool:
@@ -139,8 +142,8 @@ def _expletive(t: Any) -> bool:
         return True
     near = [*t.head.children]
     near += [g for c in near if c.dep_ in ("acomp", "attr") for g in c.children]  # "it is likely that ..."
-    return (t.dep_ in ("nsubj", "nsubjpass", "dobj") and t.lower_ == "it"
-            and any(c.dep_ in ("ccomp", "xcomp", "csubj") and c.i > t.i for c in near))
+    return (t.dep_ in ("nsubj", "nsubjpass", "dobj") and t.lower_ == "it"  # "it's not X that ...": a cleft
+            and any(c.dep_ in ("ccomp", "xcomp", "csubj", "relcl") and c.i > t.i for c in near))
 
 
 def _referent(t: Any, doc: Any) -> bool:
