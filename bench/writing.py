@@ -8,9 +8,11 @@ and index; the project's retrieval and gate; then the writer (plan -> restate ->
 repair/quote -> grounding check -> draft gate, `nonseq.writing.writer.write_planned`). Printed per
 topic and in total: stage, sentences, words, supported share (the project's grounding check of
 the final text), sentences holding a number or name absent from their cited sources, junk lines,
-repeated sentences, shares generated / repaired / quoted (and dropped units), the share in the
-model's own words (generated or repaired, less than 90% the same word sequence as the source),
-and seconds (wall and CPU of the writing step; research apart).
+repeated sentences, sentences that lean on text the article does not hold (`leaning`: the rule of
+`compose.standing` read back from the body; `leaning_excused`: those it lets stand because a
+sentence of the same source comes before them, for a reader to check), shares generated /
+repaired / quoted (and dropped units), the share in the model's own words (generated or repaired,
+less than 90% the same word sequence as the source), and seconds (wall and CPU of the writing step; research apart).
 
     python bench/writing.py [--split tune|test|all] [--topics a,b] [--json] [--out DIR] [--llm echo]
                             [--labels FILE]
@@ -160,6 +162,8 @@ def run_topic(spec: dict[str, Any], args: argparse.Namespace, root: Path) -> dic
                "pages": len(spec["pages"]), "gate": verdict.status, "research_seconds": round(research_s, 1),
                **measure(written)}
         row["relevant_sources"] = relevant_sources(written)
+        row["leaning_sentences"], row["leaning_excused_sentences"] = leaning(written)
+        row["leaning"], row["leaning_excused"] = len(row["leaning_sentences"]), len(row["leaning_excused_sentences"])
         if args.out:
             out = Path(args.out)
             out.mkdir(parents=True, exist_ok=True)
@@ -206,6 +210,35 @@ def reading(spec: dict[str, Any], written: Any) -> list[dict[str, Any]]:
     return out
 
 
+def leaning(written: Any) -> tuple[list[str], list[str]]:
+    """The article's sentences that lean on text it does not hold (an automated reader check, the rule of
+    `compose.standing` read back from the body): a leaning reason (`text.leaning`), and no sentence
+    of the same source before it in its paragraph; a surname whose full name comes nowhere before.
+    Second: the sentences with a leaning reason that follow a sentence of their source."""
+    from nonseq.text.leaning import leaning_reason
+    from nonseq.text.sentences import split
+    from nonseq.writing.compose import page_sentences
+
+    pages = page_sentences(written.plan)
+    url = {s.n: s.url for s in written.plan.sources}
+    out: list[str] = []
+    excused: list[str] = []
+    said = [written.plan.title]
+    for line in written.body.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        before: set[int] = set()
+        for s in split(re.sub(r"^\s*(?:[-*]|\d+\.)\s+", "", line)):
+            clean, marks = _MARKERS.sub("", s).strip(), {int(n) for n in _MARKERS.findall(s)}
+            page = [t for n in marks for t in pages.get(url.get(n, ""), [])]
+            why = leaning_reason(clean, page, said)
+            if why:
+                (out if why.startswith("surname") or not marks & before else excused).append(f"{clean} ({why})")
+            said.append(clean)
+            before = marks
+    return out, excused
+
+
 def key(sentence: str) -> str:
     """A sentence's words, for matching labels to sentences."""
     return " ".join(re.findall(r"[^\W_]+", _MARKERS.sub(" ", sentence).lower()))
@@ -246,7 +279,8 @@ def totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
          "words": sum(r["words"] for r in rows),
          "supported_share": round(1 - unsupported / n, 3) if n else 0.0,
          "absent": sum(r["absent"] for r in rows), "junk": sum(r["junk"] for r in rows),
-         "repeated": sum(r["repeated"] for r in rows),
+         "repeated": sum(r["repeated"] for r in rows), "leaning": sum(r["leaning"] for r in rows),
+         "leaning_excused": sum(r["leaning_excused"] for r in rows),
          "min_sentences": min((r["sentences"] for r in rows), default=0),
          **{k: sum(r[k] for r in rows) for k in ("restated", "verbatim", "quoted", "dropped")},
          "own_words_share": round(sum(r["own_words_share"] * (r["restated"] + r["verbatim"] + r["quoted"])
@@ -268,7 +302,8 @@ def totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
 def line(r: dict[str, Any]) -> str:
     """One row as text."""
     return (f"{r['stage']:<7} sent {r['sentences']:>3} words {r['words']:>4} supp {r['supported_share']:>5.0%} "
-            f"absent {r['absent']} junk {r['junk']} rep {r['repeated']}  restated {r['restated_share']:>4.0%} "
+            f"absent {r['absent']} junk {r['junk']} rep {r['repeated']} lean {r['leaning']}/{r['leaning_excused']}  "
+            f"restated {r['restated_share']:>4.0%} "
             f"verbatim {r['verbatim_share']:>4.0%} quo {r['quoted_share']:>4.0%} drop {r['dropped']:>2} "
             f"src {r['sources_cited']}/{r['relevant_sources']}  "
             f"own {r['own_words_share']:>4.0%}  {r['seconds']:>5.1f} s (cpu {r['cpu_seconds']:.0f})")

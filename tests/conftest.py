@@ -8,8 +8,9 @@ import os
 # nonseq.llm.llamacpp sets for the product (spinners beside a busy neighbour cost 5-12x).
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-from collections.abc import Iterator  # noqa: E402
+from collections.abc import Callable, Iterator  # noqa: E402
 from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
 
 import pytest  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
@@ -89,6 +90,15 @@ def cli() -> Cli:
 
 #: Fixture modules of the stages (local web, SearXNG, LLM servers), loaded for every test file.
 pytest_plugins: list[str] = ["tests.loopback", "tests.web", "tests.qdrant_fake"]
+
+
+@pytest.fixture(scope="session")
+def embed() -> Callable[[list[str]], Any]:
+    """The bundled MiniLM embedder's embed (the writer's tests plan with it)."""
+    from nonseq.config import EmbeddingSettings
+    from nonseq.index.embed import build_embedder
+
+    return build_embedder(EmbeddingSettings()).embed
 
 
 @pytest.fixture(scope="session")

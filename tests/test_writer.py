@@ -46,15 +46,6 @@ EUROPA = [
 ]
 
 
-@pytest.fixture(scope="module")
-def embed() -> Any:
-    """The bundled MiniLM embedder."""
-    from nonseq.config import EmbeddingSettings
-    from nonseq.index.embed import build_embedder
-
-    return build_embedder(EmbeddingSettings()).embed
-
-
 def make_pack(texts: list[str], title: str = "Water vapour on Jupiter's moon Europa",
               focus: str = "what the telescope observations found") -> Any:
     """A context pack of research chunks, one per text (one source each)."""

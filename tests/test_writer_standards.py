@@ -28,15 +28,6 @@ FIREFOX = ("Firefox is a web browser, and is Mozilla's flagship software product
            "Sub-communities have formed around localization efforts for the Mozilla web properties.")
 
 
-@pytest.fixture(scope="module")
-def embed() -> Any:
-    """The bundled MiniLM embedder."""
-    from nonseq.config import EmbeddingSettings
-    from nonseq.index.embed import build_embedder
-
-    return build_embedder(EmbeddingSettings()).embed
-
-
 @pytest.mark.parametrize(("sentence", "source"), [
     ("Mozilla is a web browser.", "Firefox is a web browser, and is Mozilla's flagship software product."),
     ("Phoenix was originally named Phoenix.", "Firefox was originally named Phoenix."),
@@ -195,7 +186,7 @@ def test_a_sentence_that_leans_is_planned_with_its_sentence_or_left_out(embed: A
     assert next(s for s in alone.sentences if s.text.startswith("It")).reason.startswith("leans on")
     verdict = Verifier(OverlapSupport(), 0.5).check("It was released by Mozilla in November 2004 as a free browser.",
                                                     [page.split("\n")[0]])
-    assert "leans on a sentence before it" in verdict.reasons
+    assert 'leans on a sentence before it (opens with "It")' in verdict.reasons
     records = Composer(ScriptedLLM({}), Verifier(OverlapSupport(), 0.5)).run(plan)  # echoes the pair
     body = assemble(plan, records, headings=True)
     assert "It quickly gained" in body and body.index("Firefox was released") < body.index("It quickly")

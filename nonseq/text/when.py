@@ -85,6 +85,11 @@ def _day(m: re.Match[str], day: date, future: bool) -> str:
     return f"in the week of {_long(day)}"
 
 
+def relative_spans(sentence: str) -> list[tuple[int, int]]:
+    """Where the sentence's relative time phrases are ("this year", "on Tuesday"), as character spans."""
+    return [m.span() for pattern in (_YEAR, _MONTH, _DAY) for m in pattern.finditer(sentence)]
+
+
 def has_relative_time(sentence: str) -> bool:
     """True when the sentence dates something relative to when it was written."""
     return bool(_YEAR.search(sentence) or _MONTH.search(sentence) or _DAY.search(sentence))

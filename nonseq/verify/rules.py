@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Protocol
 
+from nonseq.text.leaning import leaning_reason
 from nonseq.text.polarity import opposites
-from nonseq.text.prose import MIN_WORDS, leans_back, unquoted
+from nonseq.text.prose import MIN_WORDS, unquoted
 from nonseq.text.voice import ATTRIBUTED, opinion
 from nonseq.text.words import numbers as figures
 from nonseq.text.words import tokens as words
@@ -288,9 +289,9 @@ class Verifier:
         return reasons, missing
 
     def structure(self, sentence: str, sources: Sequence[str], own: bool) -> list[str]:
-        """The parse's rules: a fragment never passes; a restatement keeps who does what, opens with
-        no word that leans on a sentence before it unless its source does, and names whose an
-        opinion is."""
+        """The parse's rules: a fragment never passes; a restatement keeps who does what, does not lean
+        on a sentence before it (`text.leaning`) unless its first source sentence does, and names whose
+        an opinion is."""
         from nonseq.text.parse import fragment
 
         reasons = []
@@ -302,8 +303,9 @@ class Verifier:
         changed = role_change(sentence, sources)
         if changed:
             reasons.append(changed)
-        if leans_back(sentence) and not leans_back(sources[0]):
-            reasons.append("leans on a sentence before it")
+        leans = leaning_reason(sentence)
+        if leans and not leaning_reason(sources[0]):
+            reasons.append(f"leans on a sentence before it ({leans})")
         held = [opinion(s) for s in sources if opinion(s)]
         if held and not ATTRIBUTED.search(sentence):
             reasons.append(f"opinion without its holder ({held[0]})")

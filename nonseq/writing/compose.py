@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from nonseq.events import Kind, Progress, Step, emit
 from nonseq.text.furniture import unlink
-from nonseq.text.prose import leans_back
+from nonseq.text.leaning import leaning_reason
 from nonseq.text.sentences import split
 from nonseq.text.voice import DATELINE, SPEECH, SPEECH_TAIL, according_to, opinion, site_name, speech
 from nonseq.text.words import tokens
@@ -291,21 +291,38 @@ def _line(rec: SentenceRecord) -> str:
     return " ".join(marked(s, rec.unit.n) for s in split(text) or [text])
 
 
-def standing(records: list[SentenceRecord]) -> list[SentenceRecord]:
-    """The records that stand on their own: one that opens with a word leaning on the sentence before
-    it ("It", "But", "However"...) must follow, in its section, a sentence citing the same source;
-    else it is left out (made "dropped", with the reason as its last attempt)."""
+def standing(records: list[SentenceRecord], title: str = "",
+             pages: dict[str, list[str]] | None = None) -> list[SentenceRecord]:
+    """The records that stand on their own: one whose first sentence leans on a sentence before it
+    (`text.leaning`: "It ...", "these cytokines", "also", `He said: “...”`) must follow, in its
+    section, a sentence citing the same source; one naming a person by surname only, whose full name
+    its page (`pages`: a page's sentences by url) gives and the article (`title` first) has not given
+    before it, is left out wherever it stands. What is left out is made "dropped", with the reason
+    as its last attempt."""
     out: list[SentenceRecord] = []
+    said = [title] if title else []
     for rec in records:
         if rec.made == "dropped":
             continue
         prev = out[-1] if out and out[-1].section == rec.section else None
-        if leans_back(rec.text) and (prev is None or prev.unit.n != rec.unit.n):
+        first = (split(rec.text) or [rec.text])[0]
+        page = (pages or {}).get(rec.unit.sentences[0].url, [])
+        why = leaning_reason(first, page, said)
+        if why and (why.startswith("surname") or prev is None or prev.unit.n != rec.unit.n):
             rec.attempts.append(Attempt("assemble", rec.text, Verdict(
-                False, reasons=["leans on a sentence the article does not hold before it"])))
+                False, reasons=[f"leans on a sentence the article does not hold before it ({why})"])))
             rec.made, rec.text = "dropped", ""
             continue
         out.append(rec)
+        said.append(rec.text)
+    return out
+
+
+def page_sentences(plan: WritePlan) -> dict[str, list[str]]:
+    """Each source page's sentences in the plan, by url (where a surname's full name is looked up)."""
+    out: dict[str, list[str]] = {}
+    for s in plan.sentences:
+        out.setdefault(s.url, []).append(s.text)
     return out
 
 
@@ -318,7 +335,7 @@ def _layout(guidance: str) -> str:
 def assemble(plan: WritePlan, records: list[SentenceRecord], headings: bool) -> str:
     """The article body: one `# ` headline, then each section's sentences in schema order."""
     out = [f"# {' '.join(plan.title.split())}"]
-    kept = standing(records)
+    kept = standing(records, plan.title, page_sentences(plan))
     for si, sec in enumerate(plan.sections):
         lines = [_line(r) for r in kept if r.section == si]
         if not lines:

@@ -9,9 +9,10 @@ earlier one (cosine >= `near_duplicate`), or lies below the topic floor (relevan
 relevance = the mean cosine of the sentence and of the sentence with its neighbours to the topic's
 title and focus; docs/writing.md), however well its chunk scored. What is left becomes units of
 one or two adjacent sentences of one chunk (a sentence that leans on the one before, "It ...",
-"But ...", goes with it), and the sections take units in turns, in schema order, by maximal
-marginal relevance: relevance to topic, section and retrieval rank, minus similarity to every
-unit already planned, minus a little for each unit of the same source already in the section.
+"But ...", "these cytokines", `text.leaning`, goes with it or is left out), and the sections take
+units in turns, in schema order, by maximal marginal relevance: relevance to topic, section and
+retrieval rank, minus similarity to every unit already planned, minus a little for each unit of the
+same source already in the section.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ import numpy as np
 
 from nonseq.models import DropReason, SourceKind
 from nonseq.text.furniture import clean_inline, furniture_reason
-from nonseq.text.prose import leans_back, reject_reason
+from nonseq.text.leaning import leaning_reason
+from nonseq.text.prose import reject_reason
 from nonseq.text.sentences import split, strip_dateline
 from nonseq.text.voice import ATTRIBUTED, speech
 from nonseq.text.when import anchor
@@ -324,7 +326,9 @@ def admit_below_floor(sents: list[SourceSentence], vecs: np.ndarray, cfg: PlanSe
 
 def make_units(sents: list[SourceSentence], cfg: PlanSettings) -> list[Unit]:
     """Usable sentences as units: a leaning or short sentence joins its usable predecessor; one that
-    opens leaning on the sentence before it ("It", "But"...) and cannot join it is no unit."""
+    leans on the sentence before it (`text.leaning`: "It ...", "these cytokines", "also", a quotation
+    whose speaker is "he") and cannot join it is no unit. The parse is read only for sentences that
+    passed every cheaper filter (`source_sentences` parsed them once)."""
     units: list[Unit] = []
     for s in sents:
         if s.reason:
@@ -333,9 +337,10 @@ def make_units(sents: list[SourceSentence], cfg: PlanSettings) -> list[Unit]:
         pairable = (len(prev) == 1 and prev[0].chunk == s.chunk and prev[0].index == s.index - 1
                     and len(tokens(prev[0].text)) + len(tokens(s.text)) <= cfg.max_unit_words)
         short = max(len(tokens(prev[0].text)), len(tokens(s.text))) < cfg.pair_words if prev else False
-        if pairable and (_LEANS.match(s.text) or short):
+        leans = leaning_reason(s.text) is not None
+        if pairable and (leans or short or _LEANS.match(s.text)):
             prev.append(s)
-        elif not leans_back(s.text):
+        elif not leans:
             units.append(Unit([s]))
     return units
 
@@ -345,7 +350,7 @@ def mark_leaning(sents: list[SourceSentence], units: list[Unit]) -> None:
     held = {s.id for u in units for s in u.sentences}
     for s in sents:
         if not s.reason and s.id not in held:
-            s.reason = "leans on the sentence before it, which is not planned with it"
+            s.reason = f"leans on the sentence before it, which is not planned with it: {leaning_reason(s.text)}"
 
 
 def fitting(fit: np.ndarray, base: np.ndarray, cfg: PlanSettings) -> np.ndarray:

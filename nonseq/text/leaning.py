@@ -1,0 +1,325 @@
+"""Why a sentence leans on text before it: what a reader needs from a sentence the article may not hold.
+
+`leaning_reason(sentence)` reads the sentence's parse (`text.parse`) and names the first of these it
+finds, or returns None:
+- it opens with a word of issue 47's list (It, Its, They, ..., And, But, Also, However:
+  `text.prose.leans_back`, kept as it is);
+- a connective adverb inside it ("The passage of time, however, ...", "therefore");
+- a quotation with no speaker, one whose speaker is a pronoun (`"...," he said.`), or part of a
+  quotation whose speaker is in another sentence;
+- a personal pronoun (he, she, it, they, him, her, them, his, its, their) with no noun before it in
+  the sentence that could be what it stands for ("In 2019, it ..."); a pronoun in a phrase
+  or clause put before the main clause may stand for that clause's subject ("In his speech, Hyatt
+  ...", "When he left, Hyatt ...", but not a quotation before its speaker: "“All of them ...,”
+  Clarke said"); a pronoun speaker ("..., he said") does not stand for a noun of what is said;
+- a demonstrative (this, these, that, those) as a determiner or a pronoun ("these cytokines",
+  "this approach", "that year"), but not "that" joining a clause, not "those who ...", "that of
+  ...", and not "this year" or "this week", which `text.when` anchors to the page's date;
+- an additive focus adverb ("also", "too", "as well", "either"), but not "also known as", "not only
+  ... but also", nor one on a verb joined to another in the same sentence;
+- "another", "others", "the other" (or "Other ..." first), "the same", "such" with nothing in the
+  sentence they compare with;
+- time counted from an event the sentence does not name ("A half-century later", "the following year").
+
+Given `page` (the sentences of its source page) and `said` (what the article says before it, the
+headline included): a person named by surname only ("Hyatt said", "Mr. Hyatt") whose full name
+the page gives ("Dave Hyatt") and neither the article before it nor the sentence does.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+from typing import Any
+
+from nonseq.text.parse import parse
+from nonseq.text.prose import leans_back
+from nonseq.text.voice import ATTRIBUTED
+from nonseq.text.when import MONTHS, relative_spans
+
+CONNECTIVES = frozenset(("however", "therefore", "thus", "hence", "nevertheless", "nonetheless", "meanwhile",
+                         "moreover", "furthermore", "consequently", "likewise", "similarly", "instead",
+                         "accordingly", "otherwise", "besides"))
+DEMONSTRATIVES = frozenset(("this", "these", "that", "those"))
+PERSON = frozenset(("he", "she", "him", "her", "his", "hers", "himself", "herself"))
+THING = frozenset(("it", "its", "itself"))
+GROUP = frozenset(("they", "them", "their", "theirs", "themselves"))
+PRONOUNS = PERSON | THING | GROUP
+SPEECH_VERBS = frozenset(("say", "tell", "add", "write", "explain", "note", "state", "argue", "ask", "continue",
+                          "recall", "insist", "warn", "declare", "reply", "answer", "claim", "announce", "tweet"))
+TIME_NOUNS = frozenset(("second", "minute", "hour", "day", "night", "week", "weekend", "month", "year",
+                        "decade", "century", "half-century", "generation", "season", "era", "time", "morning",
+                        "afternoon", "evening", *(m.lower() for m in MONTHS)))
+#: Words for a person (beside names, and words ending as "scientist", "historian", "chairman" do).
+PEOPLE = frozenset((
+    "chief", "head", "child", "wife", "husband", "mother", "father", "son", "daughter", "friend", "patient", "boss",
+    "official", "executive", "president", "chair", "expert", "victim", "suspect", "judge", "minister", "king",
+    "queen", "prince", "princess", "colleague", "student", "adult", "girl", "boy", "individual", "resident",
+    "citizen", "candidate", "host", "coach", "athlete", "analyst", "critic", "ceo", "founder", "member", "attorney",
+    "nurse", "astronaut", "person", "player", "guy", "doctor", "author", "researcher", "reporter", "manager",
+    "leader", "writer", "worker", "owner", "speaker", "director", "officer", "investor", "customer", "user",
+    "buyer", "seller", "farmer", "teacher", "lawyer", "engineer", "designer", "developer", "partner", "voter",
+    "producer", "singer", "actor", "actress", "senator", "governor", "mayor", "editor", "professor", "inventor",
+    "creator", "employee", "administrator", "commander", "pilot", "soldier", "agent", "detective"))
+#: Words before "another", "others", "the other" that give them something to compare with.
+COMPARED = frozenset(("one", "some", "many", "most", "several", "first", "each", "few"))
+TITLES = frozenset(("mr", "mrs", "ms", "dr", "prof", "sir", "dame", "lord", "lady", "rep", "sen", "gov", "gen"))
+_QUOTED = re.compile(r"“[^“”]*”|\"[^\"]*\"")
+MIN_QUOTE_WORDS = 4  # shorter quoted words are a term or a title, not a quotation
+
+
+def _spans(doc: Any) -> list[tuple[int, int]]:
+    """Character spans of the quotations (of at least MIN_QUOTE_WORDS words) in a parsed sentence."""
+    return [m.span() for m in _QUOTED.finditer(doc.text) if len(m.group().split()) >= MIN_QUOTE_WORDS]
+
+
+def _inside(token: Any, spans: list[tuple[int, int]]) -> bool:
+    """True when a token lies inside one of the spans."""
+    return any(start <= token.idx < end for start, end in spans)
+
+
+def _connective(doc: Any) -> str:
+    """A connective adverb inside the sentence ("..., however, ...")."""
+    for t in doc:
+        if t.lower_ in CONNECTIVES and t.pos_ in ("ADV", "CCONJ", "SCONJ") and t.dep_ in ("advmod", "cc"):
+            after = doc[t.i + 1].lower_ if t.i + 1 < len(doc) else ""
+            if after not in ("of", "far", "much", "many") and t.head.pos_ in ("VERB", "AUX"):
+                return f'connective "{t.text}"'
+    return ""
+
+
+def _speaker(doc: Any, quotes: list[tuple[int, int]]) -> Any:
+    """The subject of a speech verb outside the quotations ("he" of "he said"), or None."""
+    for t in doc:
+        if _inside(t, quotes):
+            continue
+        if t.lemma_.lower() in SPEECH_VERBS and t.pos_ in ("VERB", "AUX"):
+            who = next((c for c in t.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+            if who is not None:
+                return who
+        if t.lower_ == "according" and t.i + 2 < len(doc) and doc[t.i + 1].lower_ == "to":
+            return doc[t.i + 2]
+    return None
+
+
+def _quotation(doc: Any) -> str:
+    """A quotation with no speaker, with a pronoun for its speaker, or whose speaker is in another sentence."""
+    quotes = _spans(doc)
+    rest = _QUOTED.sub(" ", doc.text)
+    broken = rest.count('"') + rest.count("“") + rest.count("”") > 0  # a mark with no partner
+    if not quotes and not broken:
+        return ""
+    who = _speaker(doc, quotes)
+    if who is not None and who.lower_ in PRONOUNS:
+        return f'quotation whose speaker is a pronoun ("{who.text}")'
+    if who is None and not ATTRIBUTED.search(rest):
+        return "part of a quotation whose speaker is in another sentence" if broken else "quotation with no speaker"
+    return ""
+
+
+def _person(noun: Any) -> bool:
+    """True when a noun may name a person: a name, or a word for a person ("the chief", "a researcher")."""
+    lemma = noun.lemma_.lower()
+    speaker = (noun.dep_ == "nsubj" and noun.text[:1].isupper()  # "Trump said", "Trump" tagged a noun
+               and noun.head.lemma_.lower() in SPEECH_VERBS)
+    return (noun.pos_ == "PROPN" or speaker or lemma in PEOPLE
+            or lemma.endswith(("ist", "ian", "man", "woman", "person")))
+
+
+def _agrees(pronoun: str, noun: Any) -> bool:
+    """True when a noun could be what a pronoun stands for (a time word never is; "he" and "she" a person)."""
+    if noun.pos_ not in ("NOUN", "PROPN") or noun.lemma_.lower() in TIME_NOUNS:
+        return False
+    if pronoun in GROUP:
+        return True
+    return noun.tag_ not in ("NNS", "NNPS") and (pronoun in THING or _person(noun))
+
+
+def _expletive(t: Any) -> bool:
+    """True for an "it" that stands for nothing ("it is likely that ...", "it takes years to ...")."""
+    if t.dep_ == "expl":
+        return True
+    near = [*t.head.children]
+    near += [g for c in near if c.dep_ in ("acomp", "attr") for g in c.children]  # "it is likely that ..."
+    return (t.dep_ in ("nsubj", "nsubjpass", "dobj") and t.lower_ == "it"  # "it's not X that ...": a cleft
+            and any(c.dep_ in ("ccomp", "xcomp", "csubj", "relcl") and c.i > t.i for c in near))
+
+
+def _referent(t: Any, doc: Any) -> bool:
+    """True when the sentence holds what a pronoun stands for (see the module's notes)."""
+    word = t.lower_
+    said: set[int] = set()  # "SNC will start in 2022, he said": what is said names no speaker
+    if t.dep_ == "nsubj" and t.head.lemma_.lower() in SPEECH_VERBS:
+        said = {x.i for c in t.head.children if c.dep_ in ("ccomp", "parataxis") for x in c.subtree}
+    if any(_agrees(word, n) for n in doc[:t.i] if n.i not in said):
+        return True
+    root = next((x for x in doc if x.dep_ == "ROOT"), None)
+    if root is None:
+        return False
+    subject = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    if subject is None or t.i > subject.i or not _agrees(word, subject):
+        return False
+    branch = next((a for a in [t, *t.ancestors] if a.head.i == root.i), None)  # the main clause's part holding t
+    return branch is not None and branch.dep_ in ("prep", "advcl", "npadvmod", "advmod")
+
+
+def _pronoun(doc: Any) -> str:
+    """A personal pronoun with nothing in the sentence it stands for."""
+    for t in doc:
+        if (t.lower_ in PRONOUNS and t.pos_ == "PRON" and not (t.lower_ in THING and _expletive(t))
+                and not _referent(t, doc)):
+            return f'pronoun "{t.text}" with nothing in the sentence it stands for'
+    return ""
+
+
+def _joined(token: Any) -> bool:
+    """True when a token lies in a clause joined to an earlier one, which may hold what it points at."""
+    return any(a.dep_ == "conj" and a.pos_ in ("VERB", "AUX") and a.head.i < a.i for a in token.ancestors)
+
+
+def _demonstrative(doc: Any) -> str:
+    """A demonstrative determiner or pronoun ("these cytokines", "this"), relative time and clauses aside."""
+    times = relative_spans(doc.text)
+    for t in doc:
+        if t.lower_ not in DEMONSTRATIVES or t.tag_ != "DT" or _inside(t, times) or _joined(t):
+            continue
+        plural = t.lower_ in ("these", "those")  # with a singular head, the parser took a pronoun for a determiner
+        head = t.head if t.dep_ == "det" and t.head.pos_ in ("NOUN", "PROPN") and not (
+            plural and t.head.tag_ in ("NN", "NNP") and t.head.text.endswith("ing")) else None
+        if head is not None:
+            if t.lower_ == "those" and any(c.dep_ in ("relcl", "acl") for c in head.children):
+                continue  # "those countries that signed it": said by the clause
+            return f'demonstrative "{t.text} {head.text}"'
+        said = [*t.children] if t.dep_ != "det" else [t.head, *t.head.children]  # "those who", "that of"
+        if not any(c.dep_ in ("relcl", "acl", "prep") or c.pos_ == "VERB" for c in said):
+            return f'demonstrative "{t.text}"'
+    return ""
+
+
+def _additive(doc: Any) -> str:
+    """An additive focus adverb ("also", "too", "as well", "either") adding to something said before."""
+    text = doc.text.lower()
+    for t in doc:
+        after = doc[t.i + 1] if t.i + 1 < len(doc) else None
+        word = t.lower_
+        if word == "also" and t.dep_ == "advmod":
+            if (after is not None and after.lemma_ in ("know", "call", "name")) or "not only" in text:
+                continue
+            if t.head.dep_ != "conj":
+                return 'additive "also"'
+        elif word == "too" and t.head.pos_ not in ("ADJ", "ADV", "DET") and (
+                after is None or after.pos_ not in ("ADJ", "ADV")):
+            return 'additive "too"'
+        elif word == "as" and after is not None and after.lower_ == "well" and (
+                after.i + 1 >= len(doc) or doc[after.i + 1].lower_ != "as"):
+            return 'additive "as well"'
+        elif word == "either" and t.dep_ == "advmod" and " or " not in text[t.idx:]:
+            return 'additive "either"'
+    return ""
+
+
+def _compared(doc: Any, i: int) -> bool:
+    """True when a word before token i gives "another" or "the other" something to compare with."""
+    return any(t.lower_ in COMPARED for t in doc[:i])
+
+
+def _other(doc: Any) -> str:
+    """"another", "others", "the other", "the same", "such" with nothing in the sentence they compare with."""
+    for t in doc:
+        word, before = t.lower_, doc[t.i - 1].lower_ if t.i else ""
+        if word == "another" and before != "one" and not _compared(doc, t.i):
+            return '"another" with nothing in the sentence it adds to'
+        if (word == "others" and before not in ("among", "and", "or") and not _compared(doc, t.i)
+                and doc[t.i - 1].pos_ != "NUM" and not any(c.dep_ in ("acl", "relcl") for c in t.children)):
+            return '"others" with nothing in the sentence they differ from'
+        if word == "other" and (before == "the" or t.i == 0) and not _compared(doc, t.i):
+            return f'"{"the other" if t.i else t.text}" with nothing in the sentence it differs from'
+        if word == "such" and t.head.pos_ in ("NOUN", "PROPN") and not any(x.lower_ in ("as", "that")
+                                                                           for x in doc[t.i + 1:]):
+            return f'"such {t.head.text}" with nothing in the sentence it is like'
+        if word == "same" and before == "the" and not any(x.lower_ == "as" for x in doc[t.i:]):
+            return '"the same" with nothing in the sentence it is the same as'
+    return ""
+
+
+def _counted(doc: Any) -> str:
+    """Time counted from an event the sentence does not name ("A half-century later", "the following year")."""
+    for t in doc:
+        word = t.lower_
+        if word in ("later", "earlier", "afterwards", "afterward", "before", "after") and t.pos_ == "ADV":
+            span = next((c for c in t.children if c.dep_ == "npadvmod"), None)
+            if span is not None and t.head.dep_ == "ROOT":  # not "X in May, and Y two months later"
+                return f'time counted from an event the sentence does not name ("{doc[span.left_edge.i:t.i + 1]}")'
+        if (word in ("following", "previous", "preceding") and t.i and doc[t.i - 1].lower_ == "the"
+                and t.head.lemma_.lower() in TIME_NOUNS):
+            return f'time counted from an event the sentence does not name ("the {t.text} {t.head.text}")'
+    return ""
+
+
+CHECKS: tuple[Callable[[Any], str], ...] = (_connective, _quotation, _pronoun, _demonstrative, _additive,
+                                            _other, _counted)
+
+
+@lru_cache(maxsize=20000)
+def _sentence_reason(sentence: str) -> str:
+    """Why a sentence leans, from the sentence alone ("" when it does not)."""
+    opening = leans_back(sentence)
+    if opening:
+        word = re.match(r"\W*(\w+)", sentence)
+        return f'opens with "{word.group(1) if word else sentence.split()[0]}"'
+    doc = parse(sentence)
+    return next((why for check in CHECKS if (why := check(doc))), "")
+
+
+def _names(doc: Any) -> list[list[Any]]:
+    """Runs of capitalised proper nouns in a parsed text ("Dave Hyatt", "Mr. Hyatt", "Mozilla")."""
+    runs: list[list[Any]] = []
+    for t in doc:
+        if t.pos_ == "PROPN" and t.text[:1].isupper():
+            if runs and runs[-1][-1].i == t.i - 1:
+                runs[-1].append(t)
+            else:
+                runs.append([t])
+    return runs
+
+
+def _core(run: list[Any]) -> list[str]:
+    """A name's words without a title ("Mr. Hyatt" -> ["Hyatt"])."""
+    return [t.text for t in run if t.text.lower().rstrip(".") not in TITLES]
+
+
+@lru_cache(maxsize=256)
+def _full_names(page: tuple[str, ...]) -> dict[str, list[str]]:
+    """Surname -> full names, for every name of two or three words a page gives ("Hyatt": ["Dave Hyatt"])."""
+    out: dict[str, list[str]] = {}
+    for sentence in page:
+        for run in _names(parse(sentence)):
+            core = _core(run)
+            if 2 <= len(core) <= 3 and all(w.replace("-", "").replace("'", "").replace(".", "").isalpha()
+                                           for w in core):
+                names = out.setdefault(core[-1], [])
+                names += [" ".join(core)] if " ".join(core) not in names else []
+    return out
+
+
+def _surname(sentence: str, page: Sequence[str], said: Sequence[str]) -> str:
+    """A speaker or titled person named by surname only, whose full name the page gives and the article lacks."""
+    doc = parse(sentence)
+    speaker = _speaker(doc, [])
+    before = " ".join(said)
+    for run in _names(doc):
+        core = _core(run)
+        titled = len(core) < len(run)
+        if len(core) != 1 or not (titled or (speaker is not None and speaker in run)):
+            continue
+        names = _full_names(tuple(page)).get(core[0], [])
+        if names and not any(name in before or name in doc.text for name in names):
+            return f'surname "{core[0]}" of a person the article has not named in full ("{names[0]}")'
+    return ""
+
+
+def leaning_reason(sentence: str, page: Sequence[str] = (), said: Sequence[str] = ()) -> str | None:
+    """Why a sentence leans on text before it (None when it stands on its own; see the module's notes)."""
+    why = _sentence_reason(sentence) or (_surname(sentence, page, said) if page else "")
+    return why or None

@@ -1,0 +1,161 @@
+"""Sentences that lean on text the article lacks (issue 47, point 2), read from the parse.
+
+`text.leaning.leaning_reason` on sentences written for these tests (not the issue's own examples):
+one or more for every reason, and sentences that stand on their own and must pass. Then the three
+places that use it: the plan (a leaning sentence joins the sentence before it or is left out), the
+verifier (a restatement may not bring in leaning its source lacks) and the assembly
+(`compose.standing`: a leaning sentence follows a sentence of its source, a surname-only person
+whose full name the article has not given is left out). The parse is the real one (spaCy's
+en_core_web_sm 3.8.0 pipeline).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from test_writer import OverlapSupport, make_pack, schema
+
+from nonseq.text.leaning import leaning_reason
+from nonseq.verify.rules import Verifier
+from nonseq.writing.compose import SentenceRecord, standing
+from nonseq.writing.plan import SourceSentence, Unit, build_plan
+
+
+@pytest.mark.parametrize(("sentence", "reason"), [
+    ("However, the chipmaker's sales fell in the third quarter.", 'opens with "However"'),
+    ("Those chips were made in Oregon.", 'opens with "Those"'),
+    ("Sales of the chip, therefore, fell in the third quarter.", 'connective "therefore"'),
+    ("Revenue at the chipmaker, meanwhile, rose by a tenth.", 'connective "meanwhile"'),
+    ("“The new chip doubles battery life in most laptops.”", "quotation with no speaker"),
+    ("“The new chip doubles battery life in most laptops,” she said.", 'quotation whose speaker is a pronoun ("she")'),
+    ("The chip doubles battery life in most laptops.”", "part of a quotation whose speaker is in another sentence"),
+    ("By March, they had cut prices on every laptop model.", 'pronoun "they"'),
+    ("After the merger, the board asked him to stay on as chairman.", 'pronoun "him"'),
+    ("In 2021, its sales doubled in Asia.", 'pronoun "its"'),
+    ("Intel will open the plant in 2025, she told reporters.", 'pronoun "she"'),
+    ("“All of them use less power than desktop chips,” Lisa Su said.", 'pronoun "them"'),
+    ("Sales of these chips rose sharply in Asia.", 'demonstrative "these chips"'),
+    ("Prices of memory doubled during that decade.", 'demonstrative "that decade"'),
+    ("Regulators in Brussels approved this in 2020.", 'demonstrative "this"'),
+    ("Intel quietly dropped that plan in 2019.", 'demonstrative "that plan"'),
+    ("Intel also cut prices in Europe.", 'additive "also"'),
+    ("The board approved the merger too.", 'additive "too"'),
+    ("The board approved the merger as well.", 'additive "as well"'),
+    ("The board did not approve the merger either.", 'additive "either"'),
+    ("Another chipmaker reported losses in May.", '"another"'),
+    ("Analysts at the bank expect others to follow.", '"others"'),
+    ("The other chipmaker reported losses in May.", '"the other"'),
+    ("Other chipmakers reported losses in May.", '"Other"'),
+    ("Regulators opened an inquiry the same week.", '"the same"'),
+    ("Such chips use less power than desktop processors.", '"such chips"'),
+    ("Two decades later, the plant in Ohio closed.",
+     'time counted from an event the sentence does not name ("Two decades later")'),
+    ("The plant in Ohio closed the following year.", "time counted from an event the sentence does not name"),
+])
+def test_a_sentence_that_leans_says_why(sentence: str, reason: str) -> None:
+    """Every kind of leaning the parse can see, each with its reason."""
+    why = leaning_reason(sentence)
+    assert why is not None and why.startswith(reason), (sentence, why)
+
+
+@pytest.mark.parametrize("sentence", [
+    "The chip that Intel announced in May doubles battery life.",        # a relative "that"
+    "Intel said that the chip doubles battery life in most laptops.",    # "that" joining a clause
+    "Intel cut prices on its laptop chips twice this year.",             # relative time: text.when's
+    "When the board met in May, it approved the merger.",                # the pronoun's noun is before it
+    "Intel cut its prices after the chip lost market share.",
+    "Lisa Su said she would open the plant in 2025.",
+    "Trump said he would raise the tariffs on Chinese chips.",           # a speaker, though tagged a noun
+    "Of course, it is not just the price that keeps buyers away.",       # a cleft "it"
+    "When she took over in 2014, Lisa Su closed two plants.",
+    "In her first speech as chief executive, Lisa Su promised new chips.",  # the main clause's subject
+    "Analysts said it is likely that memory prices will rise.",          # an "it" that stands for nothing
+    "“The new chip doubles battery life in most laptops,” Lisa Su said.",  # a quotation with its speaker
+    "According to Intel, the new chip doubles battery life.",
+    "Intel, also known as Integrated Electronics, was founded in 1968.",
+    "Intel cut prices, and AMD also cut prices on its desktop chips.",   # the addition is in the sentence
+    "Intel cut not only prices but also jobs in Oregon.",
+    "The price of the chip is too high for most buyers.",                # "too" of degree
+    "Intel supports the old sockets as well as the new ones.",
+    "One plant is in Ohio and the other is in Texas.",                   # something to compare with
+    "Some analysts expect a recovery, while others expect more losses.",
+    "Like other chipmakers, Intel cut prices in May.",
+    "Chipmakers such as Intel cut prices in May.",
+    "Prices rose for those who bought their chips late.",                # "those who": said by its clause
+    "The new chip is twice as fast as that of its rival.",
+    "Intel opened the plant in 2001 and closed it two decades later.",   # the event is in the sentence
+    "The price was the same as in 2018.",
+])
+def test_a_sentence_that_stands_on_its_own_passes(sentence: str) -> None:
+    """Relative and joining "that", "this year", a pronoun with its noun, a quotation with its speaker."""
+    assert leaning_reason(sentence) is None, (sentence, leaning_reason(sentence))
+
+
+PAGE = ["Intel's chief executive Pat Gelsinger said the plant would open in 2025.",
+        "The company also hired Lisa Su's former deputy, Forrest Norrod."]
+
+
+@pytest.mark.parametrize(("sentence", "said", "leans"), [
+    ("Gelsinger said the plant would open in 2025.", [], True),
+    ("Mr. Gelsinger opened the plant in 2025.", [], True),
+    ("Gelsinger said the plant would open in 2025.", ["Intel chief Pat Gelsinger visited Ohio."], False),
+    ("Pat Gelsinger said the plant would open in 2025.", [], False),
+    ("Intel said the plant would open in 2025.", [], False),       # no full name ends in "Intel"
+    ("Norrod said the plant would open in 2025.", [], True),
+])
+def test_a_surname_leans_until_the_article_gives_the_full_name(sentence: str, said: list[str], leans: bool) -> None:
+    """"Gelsinger said": the page says "Pat Gelsinger"; the article must have said it before."""
+    why = leaning_reason(sentence, PAGE, said)
+    assert (why is not None and why.startswith("surname")) == leans, why
+
+
+def test_the_plan_joins_a_leaning_sentence_to_the_one_before_it_or_leaves_it_out(embed: Any) -> None:
+    """A sentence leaning from inside ("also", "these") is planned with the sentence before it; alone, it is left
+    out with its reason."""
+    page = ("Intel cut the price of its laptop chips by a fifth in May to win back buyers.\n"
+            "The company also cut prices on its desktop chips in Europe and in Asia.")
+    title, focus = "Intel's price cuts on laptop chips", "what Intel cut and why"
+    plan = build_plan(make_pack([page], title, focus), schema(), embed)
+    pair = next(u for u in plan.units if any("also cut" in s.text for s in u.sentences))
+    assert pair.sentences[0].text.startswith("Intel cut the price")
+    alone = build_plan(make_pack([page.split("\n")[1]], title, focus), schema(), embed)
+    assert not alone.units
+    assert alone.sentences[0].reason == ('leans on the sentence before it, which is not planned with it: '
+                                         'additive "also"')
+
+
+def test_a_restatement_that_brings_in_leaning_fails_and_one_whose_source_leans_does_not() -> None:
+    """The model may not make a sentence lean ("these chips", "also") when its source stands alone."""
+    verifier = Verifier(OverlapSupport(), 0.5)
+    source = "Intel cut the price of its laptop chips by a fifth in May."
+    verdict = verifier.check("Intel also cut the price of its laptop chips by a fifth in May.", [source])
+    assert 'leans on a sentence before it (additive "also")' in verdict.reasons
+    leaning = "Intel also cut the price of its laptop chips by a fifth in May."
+    verdict = verifier.check("Intel also cut the price of these laptop chips by a fifth.", [leaning])
+    assert not any(r.startswith("leans on") for r in verdict.reasons), verdict.reasons
+
+
+def _record(section: int, n: int, text: str, url: str = "http://127.0.0.1/0") -> SentenceRecord:
+    """A kept sentence of source n."""
+    s = SourceSentence(f"c{n}.s0", text, 0, 0, url, "Page", f"p{n}", 1.0)
+    return SentenceRecord(section, Unit([s], n=n), made="verbatim", text=text)
+
+
+def test_the_article_keeps_a_leaning_sentence_only_after_a_sentence_of_its_source() -> None:
+    """"These chips ..." follows a sentence of its source in its section, or is left out; a surname needs the
+    full name earlier in the article (the headline counts)."""
+    first = _record(0, 1, "Intel cut the price of its laptop chips by a fifth in May.")
+    follows = _record(0, 1, "These chips are made in Oregon and in Ireland.")
+    stranger = _record(0, 2, "Most of these chips are made in Arizona.", "http://127.0.0.1/1")
+    new_section = _record(1, 1, "Intel also cut prices on desktop chips.")
+    kept = standing([first, follows, stranger, new_section])
+    assert kept == [first, follows]
+    assert stranger.made == "dropped" and "demonstrative" in stranger.attempts[-1].verdict.reasons[0]
+    assert new_section.made == "dropped" and 'additive "also"' in new_section.attempts[-1].verdict.reasons[0]
+    pages = {"http://127.0.0.1/0": PAGE}
+    quote = _record(0, 1, "Gelsinger said the plant would open in 2025.")
+    assert standing([_record(0, 1, "Intel is building a chip plant in Ohio."), quote], "", pages)[-1] is not quote
+    assert quote.made == "dropped" and "surname" in quote.attempts[-1].verdict.reasons[0]
+    quote = _record(0, 1, "Gelsinger said the plant would open in 2025.")
+    assert standing([quote], "Pat Gelsinger's plant in Ohio", pages) == [quote]
