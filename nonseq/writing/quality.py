@@ -24,7 +24,7 @@ _HEADLINE = re.compile(r"^\s*#\s")
 #: The blind reading of the bench's test split (docs/writing.md, "The blind reading"): the share of
 #: the sentences the checks passed that a reader kept, and how many were read. The checks' own
 #: share is an estimate; this is its measured precision.
-AUDIT: dict[str, float | int | str | None] = {"keep_share": 0.6, "sentences": 15, "split": "test"}  # docs/writing.md
+AUDIT: dict[str, float | int | str | None] = {"keep_share": 0.606, "sentences": 155, "split": "test"}  # docs/writing.md
 
 
 def summary_line(made: dict[str, int], checked_share: float) -> str:
