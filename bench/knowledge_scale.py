@@ -56,8 +56,10 @@ def scifact_facts(limit: int) -> list[dict[str, Any]]:
     docs = [json.loads(line) for line in (SCIFACT / "corpus.jsonl").open(encoding="utf-8")]
     texts: list[tuple[str, int, str]] = []
     for doc in docs:
+        if len(texts) >= limit:  # enough: the same first `limit` facts, without splitting the rest
+            break
         texts += [(str(doc["_id"]), i, s) for i, s in enumerate(sentences(doc.get("text") or "")) if len(s) > 20]
-    texts += [(str(doc["_id"]), -1, doc["title"]) for doc in docs if doc.get("title")]
+    texts += [(str(doc["_id"]), -1, doc["title"]) for doc in docs if doc.get("title") and len(texts) < limit]
     for doc in docs if len(texts) < limit else []:  # then pairs of neighbouring sentences
         parts = sentences(doc.get("text") or "")
         texts += [(str(doc["_id"]), 1000 + i, f"{parts[i]} {parts[i + 1]}") for i in range(len(parts) - 1)]

@@ -14,6 +14,7 @@ and prints topics_per_hour, peak_rss_mb (the largest of any worker) and written.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import subprocess
@@ -97,6 +98,16 @@ def setup(folder: Path, searxng_url: str, topics: int, max_tokens: int | None) -
         assert code == 0, title
 
 
+def echo(folder: Path, stack: contextlib.ExitStack) -> None:
+    """`--llm echo`: the writer's model is a loopback server that repeats each unit; facts are not extracted."""
+    from devkit.llm_servers import ScriptedChat, echo_unit, point_llm_at
+
+    chat = stack.enter_context(ScriptedChat(answer=echo_unit))
+    point_llm_at(folder, chat.url)
+    with (folder / "config.toml").open("a", encoding="utf-8") as fh:
+        fh.write("\n[knowledge]\nuse_llm = false\n")
+
+
 def crash_checks(base: Path, searxng_url: str, kills: int, seed: int) -> list[dict[str, Any]]:
     """Kill a night run at seeded random points, rerun it, check it completed consistently."""
     from devkit.checks import check_consistent, kill_points
@@ -127,6 +138,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=14)
     parser.add_argument("--workers", type=int, default=0,
                         help="team mode: N workers on one PostgreSQL database and a Qdrant server")
+    parser.add_argument("--llm", choices=("config", "echo"), default="config",
+                        help="echo: a stand-in writer that repeats its sources, no fact extraction (plumbing checks)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if args.workers:
@@ -151,7 +164,10 @@ def main() -> None:
             folder = base / "ws"
             folder.mkdir()
             setup(folder, url, args.topics, args.max_tokens)
-            code, peak, seconds = run_child(folder, ["night", "--max-topics", str(args.topics)])
+            with contextlib.ExitStack() as stack:
+                if args.llm == "echo":
+                    echo(folder, stack)
+                code, peak, seconds = run_child(folder, ["night", "--max-topics", str(args.topics)])
             table = stage_table(folder / ".nonseq" / "night.jsonl")
             crashes = crash_checks(base, url, args.kills, args.seed) if args.kills else []
         finally:
