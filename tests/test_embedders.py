@@ -24,6 +24,16 @@ def test_sentence_transformers_agrees_with_the_bundled_onnx_model() -> None:
     assert st.count_tokens("water vapour") == onnx.count_tokens("water vapour")
 
 
+def test_the_bundled_model_gives_each_text_its_own_row_whatever_the_lengths() -> None:
+    embedder = build_embedder(EmbeddingSettings(threads=1, batch_size=2))
+    texts = ["A much longer sentence about axolotls regrowing whole limbs, bone and nerves included.",
+             "Short.", "Stadia launched in November 2019.", "Mid-length text on the lunar south pole."]
+    together = embedder.embed(texts)
+    alone = np.vstack([embedder.embed([t]) for t in texts])
+    assert np.allclose(together, alone, atol=1e-5)
+    assert np.allclose(np.linalg.norm(together, axis=1), 1.0, atol=1e-5)
+
+
 def test_sentence_transformers_missing_model_is_a_clear_error(tmp_path) -> None:
     with pytest.raises(BackendError, match="cannot load"):
         build_embedder(EmbeddingSettings(backend="sentence-transformers", model="no-such/model",

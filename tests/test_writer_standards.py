@@ -9,6 +9,8 @@ extractor; the plan runs on the bundled embedder.
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -55,6 +57,17 @@ def test_a_restatement_that_changes_who_does_what_fails(sentence: str, source: s
 def test_a_restatement_that_keeps_who_does_what_passes(sentence: str, source: str) -> None:
     """The same roles, in other words or the other voice, pass the role check."""
     assert role_change(sentence, [source]) == "", sentence
+
+
+def test_the_parser_loads_without_torch_and_torch_still_imports_after() -> None:
+    code = ("import sys\n"
+            "from nonseq.text.parse import clauses\n"
+            "c = clauses('Firefox is a web browser made by Mozilla.')\n"
+            "print('torch' in sys.modules, c[0].agent_head)\n"
+            "import torch\n"
+            "print(torch.tensor([1]).item())\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "firefox", "1"]
 
 
 def test_a_fragment_never_passes_from_the_model_or_the_page(embed: Any) -> None:
