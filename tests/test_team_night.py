@@ -57,8 +57,7 @@ def test_three_workers_nine_topics_one_killed(cli: Any, web_env: Path, searxng_u
     monkeypatch.setenv("NONSEQ_DATABASE__URL", pg_url)
     for title, category in TOPICS:
         cli("queue", "add", title, "-c", category)
-    # w1 dies at its first index: every worker claims a topic at start, so the kill cannot miss
-    procs = {"w1": worker(web_env, "w1", pg_url, kill_at="index:1"), "w2": worker(web_env, "w2", pg_url),
+    procs = {"w1": worker(web_env, "w1", pg_url, kill_at="index:3"), "w2": worker(web_env, "w2", pg_url),
              "w3": worker(web_env, "w3", pg_url)}
     done = {name: (proc.wait(timeout=900), (web_env / f"{name}.log").read_text(encoding="utf-8")[-3000:])
             for name, proc in procs.items()}
