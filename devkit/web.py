@@ -512,12 +512,18 @@ def hosts_table() -> str:
     return "{" + ", ".join(f'"{name}" = "{addr}"' for name, addr in HOSTS.items()) + "}"
 
 
-def write_config(folder: Path, searxng_url: str, **research_values: Any) -> None:
-    """config.toml for the local web: SearXNG fixture, its names pinned to loopback, short timeouts."""
+#: The page timeout of a test workspace: loopback pages answer in milliseconds, but two busy cores
+#: (the other test worker, this run's own extraction and embedding) once stretched a fetch past 2 s.
+TEST_FETCH_TIMEOUT = 10.0
+
+
+def write_config(folder: Path, searxng_url: str, fetch_timeout: float = TEST_FETCH_TIMEOUT,
+                 **research_values: Any) -> None:
+    """config.toml for the local web: SearXNG fixture, its names pinned to loopback."""
     extra = "".join(f"{k} = {json.dumps(v)}\n" for k, v in research_values.items())
     (folder / "config.toml").write_text(
         f'[searxng]\nurl = "{searxng_url}"\nretries = 0\ntimeout = 20\n\n'
-        f'[fetch]\nallow_hosts = ["127.0.0.0/8"]\nhosts = {hosts_table()}\ntimeout = 2.0\n\n'
+        f'[fetch]\nallow_hosts = ["127.0.0.0/8"]\nhosts = {hosts_table()}\ntimeout = {fetch_timeout:g}\n\n'
         f"[research]\nmax_pages = 8\n{extra}",
         encoding="utf-8",
     )

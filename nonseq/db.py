@@ -6,6 +6,7 @@ PostgreSQL) and the same migrations, recorded in schema_migrations.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import uuid
 from collections.abc import Callable, Iterator
@@ -18,9 +19,14 @@ from nonseq.dburl import is_postgres
 from nonseq.errors import ConfigError, WorkspaceBusyError
 
 
-def now() -> str:
-    """The current UTC time as ISO 8601 (seconds)."""
-    return datetime.now(UTC).isoformat(timespec="seconds")
+def now(precise: bool = False) -> str:
+    """The current UTC time as ISO 8601 (seconds; microseconds when `precise`, to order close events)."""
+    return datetime.now(UTC).isoformat(timespec="microseconds" if precise else "seconds")
+
+
+def to_seconds(stamp: str) -> str:
+    """An ISO 8601 time as shown to a person: without fractions of a second."""
+    return re.sub(r"(T\d\d:\d\d:\d\d)\.\d+", r"\1", stamp)
 
 
 def _run_script(conn: sqlite3.Connection, script: str) -> None:

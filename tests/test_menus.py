@@ -18,7 +18,7 @@ import pytest
 
 from devkit.llm_servers import BRIEF
 from devkit.terminal import Terminal
-from tests.web import LocalWeb
+from tests.web import TEST_FETCH_TIMEOUT, LocalWeb
 
 pytestmark = [pytest.mark.slow]
 
@@ -187,7 +187,7 @@ def _own_sources(t: Terminal, *entries: str) -> None:
 def test_ctrl_c_stops_research_and_the_topic_resumes(term: Any, web_env: Path,
                                                    local_web: LocalWeb) -> None:
     config = web_env / "config.toml"
-    config.write_text(config.read_text().replace("timeout = 2.0", "timeout = 30.0"))
+    config.write_text(config.read_text().replace(f"timeout = {TEST_FETCH_TIMEOUT:g}\n", "timeout = 60\n"))
     page = next(p for p in local_web.pages if p.topic == "stadia")
     t = term(web_env)
     _queue_and_open(t)

@@ -16,6 +16,7 @@ import pytest
 from devkit.web import (  # noqa: F401 - re-exported for the tests that import them from here
     DOCS_DIR,
     HOSTS,
+    TEST_FETCH_TIMEOUT,
     FuncSite,
     LocalWeb,
     SearchApi,

@@ -271,7 +271,7 @@ def _finish(ws: Workspace, summary: NightSummary, log: Path, started: float) -> 
     """Close the run: counts, exit code, database record, morning report, last log line."""
     from nonseq.pipeline.report import pending_facts, report_path, write_report
 
-    summary.finished_at = now()
+    summary.finished_at = now(precise=True)  # the last worker of a team night is the one that ended last
     summary.seconds = round(time.perf_counter() - started, 1)
     summary.topics = len(summary.entries)
     for entry in summary.entries:

@@ -8,6 +8,7 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from nonseq.db import to_seconds
 from nonseq.lock import holder, is_locked
 
 if TYPE_CHECKING:
@@ -90,7 +91,8 @@ def _worker_lines(runs: list[dict[str, Any]]) -> list[str]:
         counts = r.get("outcomes") or Counter(str(e.get("outcome", "")) if isinstance(e, dict) else e.outcome
                                               for e in r.get("entries") or [])
         outcomes = ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "none"
-        state = f"finished {r['finished_at']}" if r["finished_at"] else "still running (or stopped without a word)"
+        state = (f"finished {to_seconds(r['finished_at'])}" if r["finished_at"]
+                 else "still running (or stopped without a word)")
         lines.append(f"- **{_md(r.get('worker') or 'worker')}**: run {r['run']}, {len(r.get('entries') or [])} "
                      f"topic(s) ({outcomes}); {state}")
     return lines
@@ -107,7 +109,7 @@ def render_report(summary: Any, night: list[dict[str, Any]] | None = None) -> st
     for r in others:  # the other workers' entries, as their runs stored them (JSON)
         entries += [SimpleNamespace(**{**blank, **e, "worker": r.get("worker", "")}) for e in r.get("entries") or []]
     lines = [f"# Night run {summary.run}", "",
-             f"- started {summary.started_at}, finished {summary.finished_at} ({summary.seconds} s)",
+             f"- started {summary.started_at}, finished {to_seconds(summary.finished_at)} ({summary.seconds} s)",
              f"- topics: {summary.topics}; outcomes: "
              + (", ".join(f"{k} {v}" for k, v in sorted(summary.outcomes.items())) or "none"),
              f"- exit code {summary.exit_code}; log: {summary.log}"]

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from nonseq.db import to_seconds
 from nonseq.events import Event, Kind, Step
 from nonseq.ui.console import console, safe
 
@@ -97,7 +98,7 @@ def print_night_status(info: dict[str, Any]) -> None:
     elif info["state"] == "interrupted":
         console.print(f"  stopped after {info['done']} topic(s); the next `nonseq night` resumes")
     else:
-        console.print(f"  finished {info['finished_at']} in {info.get('seconds')} s, "
+        console.print(f"  finished {to_seconds(info['finished_at'])} in {info.get('seconds')} s, "
                       f"exit code {info.get('exit_code')}")
         if info.get("report"):
             console.print(f"  report: {safe(info['report'])}", soft_wrap=True)
