@@ -53,11 +53,17 @@ def _run_workers(folder: Path, count: int, topics: int, env: dict[str, str]) -> 
                               env={**env, "NONSEQ_NIGHT__WORKER": f"w{i + 1}"}, stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL) for i in range(count)]
     peaks = [0] * count
-    while any(p.poll() is None for p in procs):
-        for i, proc in enumerate(procs):
+    try:
+        while any(p.poll() is None for p in procs):
+            for i, proc in enumerate(procs):
+                if proc.poll() is None:
+                    peaks[i] = max(peaks[i], tree_rss(proc.pid))
+            time.sleep(0.2)
+    finally:  # a bench stopped half-way leaves no worker behind
+        for proc in procs:
             if proc.poll() is None:
-                peaks[i] = max(peaks[i], tree_rss(proc.pid))
-        time.sleep(0.2)
+                proc.kill()
+                proc.wait()
     return [int(p.returncode) for p in procs], peaks, time.perf_counter() - started
 
 

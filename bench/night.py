@@ -17,6 +17,7 @@ import argparse
 import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -142,6 +143,8 @@ def main() -> None:
                         help="echo: a stand-in writer that repeats its sources, no fact extraction (plumbing checks)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    # `kill` (SIGTERM) unwinds like Ctrl-C: the bench's PostgreSQL, SearXNG and workers are stopped
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     if args.workers:
         team(args)
         return

@@ -112,7 +112,8 @@ def write_env(isolated: Path, writer_url: str = "") -> Path:
     server = f'\n[llm]\nbackend = "openai"\nurl = "{writer_url}"\n' if writer_url else ""
     text = (f'[gate]\nuber_passes = 0\n{server}'
             "\n[retrieval]\nfinal_top = 4\nevergreen_top = 0\npersona_top = 2\n")
-    writing = {"max_units": "4", "min_sentences": "0", "min_supported_share": "0.0", "echo_words": "50"}
+    writing = {"max_units": "4", "min_sentences": "0", "min_supported_share": "0.0", "echo_words": "50",
+               "restate": "true"}  # the model writes: its calls, its Ctrl-C
     if "writing" in Settings.model_fields:  # only what the writer here knows: no drafts
         known = Settings.model_fields["writing"].annotation.model_fields  # type: ignore[union-attr]
         text += "\n[writing]\n" + "".join(f"{k} = {v}\n" for k, v in writing.items() if k in known)

@@ -14,6 +14,7 @@ import json
 import re
 import shutil
 from collections.abc import Sequence
+from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,8 @@ from nonseq.writing.compose import Composer, ComposeSettings, assemble, quotatio
 from nonseq.writing.plan import PlanSettings, build_plan
 
 HTML = Path(__file__).parent / "fixtures" / "web" / "html"
+#: The loop with the model asked first ([writing] restate = true; the default keeps the source's words).
+RESTATING = ComposeSettings(restate=True)
 EUROPA = [
     "Title: NASA Just Confirmed There Are Water Plumes Above Europa\n"
     "Scientists using the W. M. Keck Observatory in Hawaii detected water vapour above Europa, "
@@ -175,7 +178,7 @@ def test_invented_number_is_repaired_or_said_in_the_source_words_never_kept(embe
     plan = build_plan(make_pack(EUROPA[:1]), schema(), embed, PlanSettings())
     script = {"2,300 tons": ["The team saw about 9,999 tons of water vapour on one night.",
                              "The team saw 4,000 tons of water on one night."]}
-    records = Composer(ScriptedLLM(script), Verifier(OverlapSupport(), 0.5), ComposeSettings()).run(plan)
+    records = Composer(ScriptedLLM(script), Verifier(OverlapSupport(), 0.5), RESTATING).run(plan)
     rec = next(r for r in records if "2,300" in r.unit.text)
     assert rec.made == "verbatim"
     assert [a.kind for a in rec.attempts] == ["free", "literal", "verbatim"]
@@ -190,7 +193,7 @@ def test_good_restatement_is_generated_and_cited_by_the_plan(embed: Any) -> None
     plan = build_plan(make_pack(EUROPA[:1]), schema(), embed, PlanSettings())
     script = {"Keck": ["Scientists detected water vapour above Europa with the W. M. Keck Observatory "
                        "in Hawaii [7]."]}
-    records = Composer(ScriptedLLM(script), Verifier(OverlapSupport(), 0.5)).run(plan)
+    records = Composer(ScriptedLLM(script), Verifier(OverlapSupport(), 0.5), RESTATING).run(plan)
     rec = next(r for r in records if "Keck" in r.unit.text)
     assert rec.made == "restated"
     body = assemble(plan, records, headings=True)
@@ -214,7 +217,8 @@ def test_a_weakly_supported_restatement_is_quoted_and_a_quotation_needs_no_score
     plan = build_plan(make_pack(EUROPA[:1]), schema(), embed, PlanSettings())
     script = {"Keck": ["Scientists detected water vapour above Europa with the W. M. Keck Observatory in Hawaii.",
                        "Scientists at the Keck Observatory in Hawaii found water vapour above Europa."]}
-    weak = Composer(ScriptedLLM(script), Verifier(FixedSupport(0.6), WritingSettings().min_support)).run(plan)
+    strict = Verifier(FixedSupport(0.6), WritingSettings().min_support)
+    weak = Composer(ScriptedLLM(script), strict, RESTATING).run(plan)
     rec = next(r for r in weak if "Keck" in r.unit.text)
     assert rec.made == "verbatim" and [a.kind for a in rec.attempts] == ["free", "literal", "verbatim"]
     assert rec.attempts[0].verdict.reasons == ["support 0.60 < 0.70"]
@@ -225,7 +229,7 @@ def test_a_weakly_supported_restatement_is_quoted_and_a_quotation_needs_no_score
     verifier = Verifier(FixedSupport(0.6), WritingSettings().min_support)
     assert verifier.check(quotation(speech, 40), [speech], quoted=True).ok  # not word for word, still a quotation
     assert not verifier.check(quotation(speech, 40), [speech]).ok
-    lenient = Composer(ScriptedLLM(script), Verifier(FixedSupport(0.6), 0.5)).run(plan)
+    lenient = Composer(ScriptedLLM(script), Verifier(FixedSupport(0.6), 0.5), RESTATING).run(plan)
     assert next(r for r in lenient if "Keck" in r.unit.text).made == "restated"
 
 
@@ -236,7 +240,7 @@ def retried_unit(embed: Any, line: str, script: dict[str, list[str]], key: str, 
     """The record of the unit holding key when a scripted model writes a page (KECK, then line): the
     model's first wording failed the rules for reason (among others), and the retry was used."""
     plan = build_plan(make_pack([f"{KECK}\n{line}"]), schema(), embed, PlanSettings())
-    records = Composer(ScriptedLLM(script), Verifier(OverlapSupport(), 0.5)).run(plan)
+    records = Composer(ScriptedLLM(script), Verifier(OverlapSupport(), 0.5), RESTATING).run(plan)
     rec = next(r for r in records if key in r.unit.text)
     assert [a.kind for a in rec.attempts] == ["free", "literal"] and rec.text == rec.attempts[1].output, rec
     assert reason in rec.attempts[0].verdict.reasons, rec
@@ -326,7 +330,7 @@ def test_junk_reply_is_never_kept(embed: Any) -> None:
     """A reply that echoes the instruction or is empty ends as the source's own sentence."""
     plan = build_plan(make_pack(EUROPA[:1]), schema(), embed, PlanSettings())
     llm = ScriptedLLM({"": ["Here is the rewritten sentence:", ""] * 10})
-    records = Composer(llm, Verifier(OverlapSupport(), 0.5)).run(plan)
+    records = Composer(llm, Verifier(OverlapSupport(), 0.5), RESTATING).run(plan)
     assert records and all(r.made in ("verbatim", "dropped") for r in records)
     assert all(r.text == " ".join(s.text for s in r.unit.sentences) for r in records if r.made == "verbatim")
 
@@ -376,7 +380,7 @@ def researched(cli: Any, isolated: Path) -> Path:
     """A plague topic researched from two saved pages, writing 8 units."""
     (isolated / "config.toml").write_text(
         '[gate]\nuber_passes = 0\n\n[retrieval]\nfinal_top = 4\nevergreen_top = 0\npersona_top = 0\n'
-        "\n[writing]\nmax_units = 8\nuse_pool = false\n", encoding="utf-8")
+        "\n[writing]\nmax_units = 8\nuse_pool = false\nrestate = true\n", encoding="utf-8")
     files = []
     for prefix in ("8b194530", "ea25dd7e"):
         target = isolated / f"{prefix}.html"
@@ -420,6 +424,23 @@ def test_write_verifies_every_sentence_whatever_the_model(cli: Any, researched: 
     plan = json.loads(cli("inspect", "1", "--json").stdout)["plan"]
     assert plan["sections"] and all(u["sentences"] for s in plan["sections"] for u in s["units"])
     assert "Write plan" in cli("inspect", "1").stdout
+
+
+def test_by_default_the_writer_keeps_the_sources_words_and_never_asks_the_model(
+        cli: Any, researched: Path, model: ScriptedModel) -> None:
+    """[writing] restate off (the default): no call to the model, every sentence a source's own words."""
+    config = researched / "config.toml"
+    config.write_text(config.read_text(encoding="utf-8").replace("restate = true\n", ""), encoding="utf-8")
+    meta, body = _write(model, "inventor")
+    assert model.calls == 0 and meta["made"]["restated"] == 0, meta["made"]
+    assert meta["status"] == "written" and meta["made"]["verbatim"] + meta["made"]["quoted"] == meta["sentences"]
+    rows = json.loads(cli("articles", "review", Path(meta["slug"]).name, "--json").stdout)
+    assert len(rows) == meta["sentences"]
+    for row in rows:  # its source's sentence: kept (a relative time anchored), framed as its source's, quoted
+        assert row["made"] in ("verbatim", "quoted"), row
+        said, source = (" ".join(text.split()) for text in (row["sentence"], row["sources"][0]["text"]))
+        assert SequenceMatcher(None, said, source).find_longest_match().size >= min(40, len(source) // 2), row
+    assert "1850" not in body
 
 
 def test_an_unusable_articles_folder_costs_no_generation_and_a_broken_one_keeps_the_text(

@@ -14,7 +14,7 @@ import sys
 from typing import Any
 
 import pytest
-from test_writer import OverlapSupport, ScriptedLLM, make_pack, schema
+from test_writer import RESTATING, OverlapSupport, ScriptedLLM, make_pack, schema
 
 from nonseq.research.extract import extract
 from nonseq.text.furniture import clean_inline, furniture_reason, unlink
@@ -92,7 +92,7 @@ def test_a_failed_role_goes_to_the_literal_retry_then_to_the_source_sentence(emb
     plan = build_plan(make_pack([page], "The Firefox web browser", "how Firefox began"), schema(), embed)
     script = {"Phoenix": ["Phoenix was originally named Phoenix by its developers at Mozilla in 2002.",
                           "Mozilla was originally named Phoenix by its developers in 2002."]}
-    records = Composer(ScriptedLLM(script), Verifier(OverlapSupport(), 0.5)).run(plan)
+    records = Composer(ScriptedLLM(script), Verifier(OverlapSupport(), 0.5), RESTATING).run(plan)
     rec = next(r for r in records if "Phoenix" in r.unit.text)
     assert [a.kind for a in rec.attempts] == ["free", "literal", "verbatim"], rec.attempts
     assert rec.made == "verbatim" and rec.text == page
@@ -166,7 +166,7 @@ def test_page_furniture_and_links_never_reach_the_plan_or_the_article(
     assert any(kept in s for s in said), plan.to_markdown()
     for text in said:
         assert not any(f in text for f in FURNITURE), text
-    records = Composer(ScriptedLLM({}), Verifier(OverlapSupport(), 0.5)).run(plan)
+    records = Composer(ScriptedLLM({}), Verifier(OverlapSupport(), 0.5), RESTATING).run(plan)
     body = assemble(plan, records, headings=True)
     prose = "\n".join(line for line in body.splitlines() if not line.startswith("#"))
     ours = re.sub(r" \[\d+\](?=[.!?])", "", prose)  # the plan's markers: ` [n].` at a sentence's end
@@ -179,6 +179,14 @@ def test_inline_markers_and_links_are_cleaned_and_a_url_sentence_is_left_out() -
         "The pump failed in 2019 and again in 2020.")
     assert clean_inline("See [the guide](https://x.example/guide) for details.") == "See the guide for details."
     assert clean_inline("Read it ![logo](logo.png) now [note 2] [a].") == "Read it now."
+    # a health page's reference numbers and summary box label; years, list numbers and words stay
+    assert clean_inline("Support may reduce stress (32, 33).") == "Support may reduce stress."
+    assert clean_inline("Yoga reduced binging (12), one study found (4-6).") == "Yoga reduced binging, one study found."
+    assert clean_inline("Summary: Mindfulness can help.") == clean_inline("Summary Mindfulness can help.") == (
+        "Mindfulness can help.")
+    for kept in ("The plant opened in (2019).", "Two parts: (1) a tax and (2) a rebate.",
+                 "Summary statistics were published in May."):
+        assert clean_inline(kept) == kept
     assert furniture_reason("Buy them at https://pumpco-deals.example today.") == "holds a URL or link"
     assert furniture_reason("Visit www.pumpco-deals.example for the offer.") == "holds a URL or link"
     assert furniture_reason("Retrieved 5 May 2020.").startswith("page furniture")
@@ -200,7 +208,7 @@ def test_a_sentence_that_leans_is_planned_with_its_sentence_or_left_out(embed: A
     verdict = Verifier(OverlapSupport(), 0.5).check("It was released by Mozilla in November 2004 as a free browser.",
                                                     [page.split("\n")[0]])
     assert 'leans on a sentence before it (opens with "It")' in verdict.reasons
-    records = Composer(ScriptedLLM({}), Verifier(OverlapSupport(), 0.5)).run(plan)  # echoes the pair
+    records = Composer(ScriptedLLM({}), Verifier(OverlapSupport(), 0.5), RESTATING).run(plan)  # echoes the pair
     body = assemble(plan, records, headings=True)
     assert "It quickly gained" in body and body.index("Firefox was released") < body.index("It quickly")
 
@@ -230,7 +238,7 @@ def test_an_opinion_names_whose_it_is(embed: Any) -> None:
     pack = make_pack([page], "The Xbox One X console", "what reviewers found")
     pack.research[0].chunk.title = "Xbox One X review | Engadget"
     plan = build_plan(pack, schema(), embed)
-    records = Composer(ScriptedLLM({}), Verifier(OverlapSupport(), 0.5)).run(plan)
+    records = Composer(ScriptedLLM({}), Verifier(OverlapSupport(), 0.5), RESTATING).run(plan)
     rec = next(r for r in records if "ultimate" in r.unit.text)
     assert rec.made == "verbatim" and rec.text == (
         "According to Engadget, the Xbox One X is the ultimate video game system for anyone with a 4K television.")
@@ -254,7 +262,7 @@ def test_made_counts_and_the_review_rows(embed: Any) -> None:
             "The team saw about 2,300 tons of water vapour on one of 17 nights of observations [4].")
     plan = build_plan(make_pack([page]), schema(), embed)
     script = {"Keck": ["Scientists detected water vapour above Europa with the W. M. Keck Observatory in Hawaii."]}
-    records = Composer(ScriptedLLM(script), Verifier(OverlapSupport(), 0.5)).run(plan)
+    records = Composer(ScriptedLLM(script), Verifier(OverlapSupport(), 0.5), RESTATING).run(plan)
     made = counts(records)
     assert set(made) == {"quoted", "verbatim", "restated"} and made["restated"] == 1 and made["verbatim"] >= 1
     rows = review(records)

@@ -4,9 +4,10 @@ Encyclopedia, documentation and news pages carry text that is about the page, no
 topic: MediaWiki's `[edit]` links, footnote numbers (`[12]`, `[a]`, `[note 3]`), "[citation
 needed]" and its kin, "Main article: ...", "Archived from the original on ...", "Retrieved 4 May
 2020", docs navigation ("Next", "Edit on GitHub", "Built with Sphinx", "¶"), and links.
-`clean_inline` removes what sits inside a sentence (markers, pilcrows; a Markdown link becomes its
-text, an image goes); `furniture_reason` says why a whole sentence is furniture (or holds a URL,
-which an article never makes a link of); `unlink` is the last guard on article text.
+`clean_inline` removes what sits inside a sentence (markers, parenthesised reference numbers, a
+summary box's label, pilcrows; a Markdown link becomes its text, an image goes); `furniture_reason`
+says why a whole sentence is furniture (or holds a URL, which an article never makes a link of);
+`unlink` is the last guard on article text.
 """
 
 from __future__ import annotations
@@ -23,6 +24,13 @@ _BRACKET_NOTE = re.compile(
     r"dead link|permanent dead link|failed verification|not in citation given|update|updated|"
     r"needs update|weasel words|sic|show|hide|more|top|link|source|sources)\]",
     re.I)
+#: Reference numbers in parentheses before a sentence's punctuation, as health and science pages
+#: cite ("... binge eating (32, 33).", "(12)", "(4-6)"); four-digit years and lettered lists stay.
+_PAREN_REFS = re.compile(r"\s?\((?:\d{1,3})(?:\s*[,–—-]\s*\d{1,3})*\)(?=\s*(?:[.,;:!?]|$))")
+#: The label of a page's summary or takeaway box at a sentence's start ("Summary: ...", "Summary
+#: Adhering to ...", "Bottom line: ..."): the box's text is the page's, the label is furniture.
+_BOX_LABEL = re.compile(r"^(?:Summary|In summary|The bottom line|Bottom line|Key takeaways?|Takeaways?|"
+                        r"TL;? ?DR)\b\s*[:.–—-]?\s+(?=[A-Z“\"'])")
 #: A footnote caret or a pilcrow left by a docs page's heading anchor.
 _ANCHORS = re.compile(r"\s?[¶§](?=\s|$)|\^\s?(?=\[|\d|$)")
 _IMAGE = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)")
@@ -60,6 +68,8 @@ def clean_inline(sentence: str) -> str:
     text = _REF_LINK.sub(r"\1", text)
     text = _AUTOLINK.sub("", _HTML_LINK.sub("", text))
     text = _BRACKET_NOTE.sub("", text)
+    text = _PAREN_REFS.sub("", text)
+    text = _BOX_LABEL.sub("", text)
     text = _ANCHORS.sub("", text)
     text = re.sub(r"\s+([.,;:!?])", r"\1", text)
     return " ".join(text.split())

@@ -1,16 +1,19 @@
 """Write the planned units: restate -> verify -> retry with less freedom -> the source's own words -> drop.
 
-Every unit of the plan is one call: the model restates one source sentence, or joins two, in one
-sentence (a tiny prompt, greedy decoding, at most `unit_tokens` tokens, stopped at the first line
-break). The sentence is verified against the unit's source sentences (`verify.rules.Verifier`:
-hard rules, the parse's role and fragment rules, then the support check). A failure is retried
-once with less freedom (the unit's first usable sentence alone, "shorten it, keep its words"); a
-second failure says the source's own words: direct speech as a quotation with its speaker
-(`Martins said: “...”`), an opinion framed as its source's ("According to Engadget, ..."),
-anything else as the source sentence(s) kept. A unit whose source holds an opinion with no holder
-skips the model. What fails even then (a repeat, a fragment) is dropped. The citation is the
-plan's source number, never the model's. Each sentence records how it was made: `restated`,
-`verbatim` (the source's sentence, kept or framed, no quotation marks) or `quoted`.
+By default (`[writing] restate = false`) the model is not asked: every unit goes straight to the
+source's own words below, because blind readers found the restatements the checks passed too often
+false (docs/writing.md). With `restate = true`, every unit of the plan is one call: the model
+restates one source sentence, or joins two, in one sentence (a tiny prompt, greedy decoding, at
+most `unit_tokens` tokens, stopped at the first line break). The sentence is verified against the
+unit's source sentences (`verify.rules.Verifier`: hard rules, the parse's role and fragment rules,
+then the support check). A failure is retried once with less freedom (the unit's first usable
+sentence alone, "shorten it, keep its words"); a second failure says the source's own words: direct
+speech as a quotation with its speaker (`Martins said: “...”`), an opinion framed as its source's
+("According to Engadget, ..."), anything else as the source sentence(s) kept. A unit whose source
+holds an opinion with no holder skips the model. What fails even then (a repeat, a fragment) is
+dropped. The citation is the plan's source number, never the model's. Each sentence records how it
+was made: `restated`, `verbatim` (the source's sentence, kept or framed, no quotation marks) or
+`quoted`.
 """
 
 from __future__ import annotations
@@ -55,13 +58,13 @@ class ComposeSettings:
     max_quote_words: int = 40       # longer quotations are cut at a clause boundary
     retry: bool = True              # one retry with less freedom before the source's words
     quote: bool = True              # say the source's own words when the retry fails too
-    restate: bool = True            # False: never ask the model (every sentence in the source's words)
+    restate: bool = False           # True: ask the model first (else every sentence in the source's words)
 
 
 def compose_settings(cfg: WritingSettings) -> ComposeSettings:
     """The loop's knobs from [writing]."""
     return ComposeSettings(temperature=cfg.temperature, unit_tokens=cfg.unit_tokens,
-                           pair_tokens=cfg.pair_tokens, retry=cfg.retry, quote=cfg.quote)
+                           pair_tokens=cfg.pair_tokens, retry=cfg.retry, quote=cfg.quote, restate=cfg.restate)
 
 
 @dataclass
