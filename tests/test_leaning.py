@@ -103,6 +103,8 @@ PAGE = ["Intel's chief executive Pat Gelsinger said the plant would open in 2025
     ("Pat Gelsinger said the plant would open in 2025.", [], False),
     ("Intel said the plant would open in 2025.", [], False),       # no full name ends in "Intel"
     ("Norrod said the plant would open in 2025.", [], True),
+    ("The tuft cell, Herbert said, is always sensing.", [], True),   # a person the page never names in full
+    ("The tuft cell, Herbert said, is always sensing.", ["Herbert studies the gut."], False),
 ])
 def test_a_surname_leans_until_the_article_gives_the_full_name(sentence: str, said: list[str], leans: bool) -> None:
     """"Gelsinger said": the page says "Pat Gelsinger"; the article must have said it before."""
@@ -144,7 +146,8 @@ def _record(section: int, n: int, text: str, url: str = "http://127.0.0.1/0") ->
 
 def test_the_article_keeps_a_leaning_sentence_only_after_a_sentence_of_its_source() -> None:
     """"These chips ..." follows a sentence of its source in its section, or is left out; a surname needs the
-    full name earlier in the article (the headline counts)."""
+    full name earlier in the article (the headline counts): the page's full name is put in, and a person
+    the page never names in full is left out."""
     first = _record(0, 1, "Intel cut the price of its laptop chips by a fifth in May.")
     follows = _record(0, 1, "These chips are made in Oregon and in Ireland.")
     stranger = _record(0, 2, "Most of these chips are made in Arizona.", "http://127.0.0.1/1")
@@ -154,8 +157,12 @@ def test_the_article_keeps_a_leaning_sentence_only_after_a_sentence_of_its_sourc
     assert stranger.made == "dropped" and "demonstrative" in stranger.attempts[-1].verdict.reasons[0]
     assert new_section.made == "dropped" and 'additive "also"' in new_section.attempts[-1].verdict.reasons[0]
     pages = {"http://127.0.0.1/0": PAGE}
-    quote = _record(0, 1, "Gelsinger said the plant would open in 2025.")
-    assert standing([_record(0, 1, "Intel is building a chip plant in Ohio."), quote], "", pages)[-1] is not quote
-    assert quote.made == "dropped" and "surname" in quote.attempts[-1].verdict.reasons[0]
+    quote = _record(0, 1, "Gelsinger said the plant would open in 2025.")  # the page names him in full
+    assert standing([_record(0, 1, "Intel is building a chip plant in Ohio."), quote], "", pages)[-1] is quote
+    assert quote.made == "verbatim" and quote.text == "Pat Gelsinger said the plant would open in 2025."
+    stranger = _record(0, 1, "Herbert said the plant would open in 2025.")  # a person the page never names
+    assert standing([_record(0, 1, "Intel is building a chip plant in Ohio."), stranger], "", pages)[-1] is not stranger
+    assert stranger.made == "dropped" and 'surname "Herbert"' in stranger.attempts[-1].verdict.reasons[0]
     quote = _record(0, 1, "Gelsinger said the plant would open in 2025.")
     assert standing([quote], "Pat Gelsinger's plant in Ohio", pages) == [quote]
+    assert quote.text == "Gelsinger said the plant would open in 2025."

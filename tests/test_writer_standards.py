@@ -222,6 +222,15 @@ def test_relative_time_is_anchored_to_the_page_date_or_left_out() -> None:
     assert anchor("Sales rose last week.", "") is None
     assert anchor("Sales rose in 2018.", "") == "Sales rose in 2018."
     assert anchor("Super Tuesday results came in.", "") == "Super Tuesday results came in."
+    # a weekday goes the way of its verb; a present verb could mean either way, so it is not said
+    assert anchor("Omar asked for compassion in a letter posted Tuesday.", "2019-11-21") == (
+        "Omar asked for compassion in a letter posted on 19 November 2019.")
+    assert anchor("Google said Tuesday it will ship the phone.", "2019-11-21") == (
+        "Google said on 19 November 2019 it will ship the phone.")
+    assert anchor("Apple will release the laptop on Friday.", "2019-11-21") == (
+        "Apple will release the laptop on 22 November 2019.")
+    assert anchor("Stadia's launch day is Tuesday.", "2019-11-18") is None
+    assert anchor("The vote is scheduled for Thursday.", "2019-11-18") is None
 
 
 def test_an_opinion_names_whose_it_is(embed: Any) -> None:

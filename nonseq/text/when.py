@@ -4,7 +4,10 @@ page's date, or the sentence is left out.
 An article is read long after its sources were written: "this year" means the year the page was
 dated. `anchor(sentence, published)` writes the year (or the date) in, from the page's
 publication date; when the page has no date, or the phrase cannot be anchored ("recently" is
-left alone: it claims no date), it returns None and the sentence is not said.
+left alone: it claims no date), it returns None and the sentence is not said. A weekday takes its
+direction from its verb: a past verb ("said Tuesday", "posted Tuesday") the last such day, a future
+one ("will launch Friday") the next; a present one ("launch day is Tuesday", "reports Tuesday")
+could be either, so that sentence is not said.
 """
 
 from __future__ import annotations
@@ -26,7 +29,6 @@ _DAY = re.compile(
     re.I)
 _IN_MONTH = re.compile(r"\b((?:in|since|until|by|from|early|late|mid-?)\s+(?:" + "|".join(MONTHS) + r"))\s+"
                        r"(this|last|next) year\b", re.I)
-_FUTURE = re.compile(r"\b(?:will|shall|going to|plans? to|is set to|are set to|next|upcoming)\b", re.I)
 
 
 def page_date(published: str) -> date | None:
@@ -95,6 +97,29 @@ def has_relative_time(sentence: str) -> bool:
     return bool(_YEAR.search(sentence) or _MONTH.search(sentence) or _DAY.search(sentence))
 
 
+def _weekday_tense(sentence: str) -> str:
+    """"past" or "future" for the verbs the sentence's weekdays hang on, "" when a present verb
+    leaves the direction open (read from the parse)."""
+    from nonseq.text.parse import parse
+
+    tenses = set()
+    for token in parse(sentence):
+        if token.text.lower() not in DAYS:
+            continue
+        verb = token
+        while verb.head is not verb and verb.pos_ not in ("VERB", "AUX"):
+            verb = verb.head
+        helpers = {c.lower_ for c in verb.children if c.dep_ in ("aux", "auxpass")}
+        if helpers & {"will", "shall", "'ll", "wo"}:
+            tenses.add("future")
+        elif (verb.tag_ == "VBD" or helpers & {"was", "were", "had", "has", "have", "did"}
+              or (verb.tag_ == "VBN" and not helpers)):  # a participle on its own: "a letter posted Tuesday"
+            tenses.add("past")
+        else:
+            tenses.add("")
+    return tenses.pop() if len(tenses) == 1 else ""
+
+
 def anchor(sentence: str, published: str) -> str | None:
     """The sentence with its relative time written as dates from the page's date; the sentence as it
     is when it has none; None when it has some and the page has no date."""
@@ -103,7 +128,12 @@ def anchor(sentence: str, published: str) -> str | None:
     day = page_date(published)
     if day is None:
         return None
-    future = bool(_FUTURE.search(sentence))
+    future = False
+    if any(m[1] for m in _DAY.finditer(sentence)):  # a weekday: which way from the page's date?
+        tense = _weekday_tense(sentence)
+        if not tense:
+            return None
+        future = tense == "future"
     text = _IN_MONTH.sub(lambda m: f"{m[1]} {day.year + {'this': 0, 'last': -1, 'next': 1}[m[2].lower()]}", sentence)
     text = _YEAR.sub(lambda m: _year(m, day), text)
     text = _MONTH.sub(lambda m: _month(m, day), text)

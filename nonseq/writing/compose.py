@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from nonseq.events import Kind, Progress, Step, emit
 from nonseq.text.furniture import unlink
-from nonseq.text.leaning import leaning_reason
+from nonseq.text.leaning import TITLES, leaning_reason, surname_referent
 from nonseq.text.sentences import split
 from nonseq.text.voice import DATELINE, SPEECH, SPEECH_TAIL, according_to, opinion, site_name, speech
 from nonseq.text.words import tokens
@@ -311,6 +311,10 @@ def standing(records: list[SentenceRecord], title: str = "",
         first = (split(rec.text) or [rec.text])[0]
         page = (pages or {}).get(rec.unit.sentences[0].url, [])
         why = leaning_reason(first, page, said)
+        if why and why.startswith("surname"):
+            rec.text = named_in_full(rec.text, first, page, said)  # the referent put back from its page
+            first = (split(rec.text) or [rec.text])[0]
+            why = leaning_reason(first, page, said)
         if why and (why.startswith("surname") or prev is None or prev.unit.n != rec.unit.n):
             rec.attempts.append(Attempt("assemble", rec.text, Verdict(
                 False, reasons=[f"leans on a sentence the article does not hold before it ({why})"])))
@@ -319,6 +323,19 @@ def standing(records: list[SentenceRecord], title: str = "",
         out.append(rec)
         said.append(rec.text)
     return out
+
+
+def named_in_full(text: str, first: str, page: list[str], said: list[str]) -> str:
+    """The text with its first surname-only person named in full, as the page names them ("Gelsinger
+    said" -> "Pat Gelsinger said"; a title goes with it); the text as it is when the page gives no
+    single full name."""
+    found = surname_referent(first, page, said)
+    if found is None or not found[1]:
+        return text
+    surname, full = found
+    titles = "|".join(re.escape(t) for t in sorted(TITLES, key=len, reverse=True))
+    pattern = re.compile(rf"\b(?:(?i:{titles})\.?\s+)?{re.escape(surname)}\b(?!\s+[A-Z])")
+    return pattern.sub(full, text, count=1)
 
 
 def page_sentences(plan: WritePlan) -> dict[str, list[str]]:
