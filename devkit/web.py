@@ -13,6 +13,7 @@ import gzip
 import json
 import re
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -157,6 +158,11 @@ class _Server(ThreadingHTTPServer):
         self.site = site
         self.stopping = threading.Event()
         super().__init__(address, handler)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that hung up (a fetch cancelled, a timeout) is not an error; anything else is."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 class _Handler(BaseHTTPRequestHandler):
