@@ -37,9 +37,10 @@ def _append(folder: Path, text: str) -> None:
 
 @pytest.fixture
 def night_env(web_env: Path) -> Path:
-    """The local-web workspace with short greedy generations and no automatic Uber Research."""
+    """The local-web workspace with short greedy generations, the model restating (the night's
+    model-time tests), and no automatic Uber Research."""
     _append(web_env, "\n[gate]\nuber_passes = 0\n\n[llm]\nmax_tokens = 120\ntemperature = 0.0\nseed = 11\nthreads = 1\n"
-            "\n[writing]\nmax_units = 3\nmin_sentences = 3\n")
+            "\n[writing]\nmax_units = 3\nmin_sentences = 3\nrestate = true\n")
     return web_env
 
 

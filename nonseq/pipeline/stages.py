@@ -206,7 +206,7 @@ def record_article(ws: Workspace, topic: Topic, article: Article) -> None:
 
 def compose_article(ws: Workspace, topic: Topic, pack: ContextPack, pace: Pace,
                     force: bool = False) -> tuple[Article, dict[str, int]]:
-    """Plan, restate, verify and repair each sentence, check grounding and quality, write it."""
+    """Plan, say (or restate), verify and repair each sentence, check grounding and quality, write it."""
     from nonseq.writing.articles import restore_kept, write_article
     from nonseq.writing.writer import write_planned
 
@@ -216,7 +216,8 @@ def compose_article(ws: Workspace, topic: Topic, pack: ContextPack, pace: Pace,
         pace.begin(Step.GENERATE, f"saved the article the last run kept: {kept.path}")
         return kept, {}
     llm = ws.llm
-    pace.begin(Step.GENERATE, f"writing planned sentences with {llm.name}")
+    pace.begin(Step.GENERATE, f"writing planned sentences with {llm.name}" if ws.settings.writing.restate
+               else "writing planned sentences in their sources' words")
     written = write_planned(ws, pack, llm, progress=pace.progress)
     fields: dict[str, Any] = dict(
         slug=topic.slug, title=topic.title, body=written.body, sources=written.plan.sources,
