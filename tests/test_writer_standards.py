@@ -278,3 +278,16 @@ def test_made_counts_and_the_review_rows(embed: Any) -> None:
     assert rows[0]["made"] == "restated" and rows[0]["sources"][0]["text"].startswith("Scientists using")
     assert any("[4]" in src["text"] for r in rows for src in r["sources"])  # the page's own words
     assert all("[4]" not in r["sentence"] for r in rows)
+
+
+def test_the_summary_line_quotes_the_reading_of_the_writer_that_made_the_sentences() -> None:
+    """An article in its sources' words quotes the default's reading; one with a restated sentence, the
+    reading of the restating writer (never the better figure of the other)."""
+    from nonseq.writing.quality import AUDIT, AUDIT_RESTATING, summary_line
+
+    kept = summary_line({"quoted": 1, "verbatim": 9, "restated": 0}, 1.0)
+    assert f"of {AUDIT['sentences']} test-split sentences kept {float(str(AUDIT['keep_share'])):.0%}" in kept
+    assert "an estimate" in kept and "restating" not in kept
+    restated = summary_line({"quoted": 0, "verbatim": 5, "restated": 5}, 1.0)
+    assert (f"of {AUDIT_RESTATING['sentences']} test-split sentences with the model restating kept "
+            f"{float(str(AUDIT_RESTATING['keep_share'])):.0%}") in restated

@@ -25,6 +25,9 @@ _HEADLINE = re.compile(r"^\s*#\s")
 #: writer (the source's own words): the share of the sentences the checks passed that a reader kept,
 #: and how many were read. The checks' own share is an estimate; this is its measured precision.
 AUDIT: dict[str, float | int | str | None] = {"keep_share": 0.673, "sentences": 162, "split": "test"}  # docs/writing.md
+#: The same reading of the writer with the model restating ([writing] restate = true): quoted for an
+#: article that holds a restated sentence, whose precision the default's reading does not measure.
+AUDIT_RESTATING: dict[str, float | int | str | None] = {"keep_share": 0.606, "sentences": 155, "split": "test"}
 
 
 def summary_line(made: dict[str, int], checked_share: float) -> str:
@@ -32,9 +35,11 @@ def summary_line(made: dict[str, int], checked_share: float) -> str:
     total = sum(made.get(k, 0) for k in ("quoted", "verbatim", "restated"))
     parts = ", ".join(f"{made.get(k, 0)} {k}" for k in ("quoted", "verbatim", "restated"))
     line = f"{total} sentences: {parts}; the checks pass {checked_share:.0%} (an estimate"
-    if AUDIT["keep_share"] is not None:
-        line += (f"; a blind reading of {AUDIT['sentences']} {AUDIT['split']}-split sentences kept "
-                 f"{float(str(AUDIT['keep_share'])):.0%} of those the checks passed")
+    audit = AUDIT_RESTATING if made.get("restated") else AUDIT
+    if audit["keep_share"] is not None:
+        line += (f"; a blind reading of {audit['sentences']} {audit['split']}-split sentences"
+                 f"{' with the model restating' if made.get('restated') else ''} kept "
+                 f"{float(str(audit['keep_share'])):.0%} of those the checks passed")
     return line + ")"
 
 
