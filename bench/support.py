@@ -75,8 +75,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--limit", type=int, default=0, help="Only the first N claims of each file")
     p.add_argument("--threads", type=int, default=0,
                    help="onnxruntime threads of the check (default 0 = all cores, as `[embedding] threads` ships)")
-    p.add_argument("--check", choices=("product", "legacy"), default="product",
-                   help="AttributionBench rows: check_support at 0.5 (product) or the word-overlap stack (legacy)")
+    p.add_argument("--check", choices=("product", "roles", "legacy"), default="product",
+                   help="AttributionBench rows: check_support at 0.5 (product), the stack at 0.5 with the parse's"
+                        " check of who does what (roles), or the word-overlap stack at its own cuts (legacy)")
     p.add_argument("--json", action="store_true", help="Print one JSON object")
     return p.parse_args(argv)
 
@@ -204,13 +205,13 @@ def attribution(rows: list[dict[str, Any]], check: str, threads: int) -> dict[st
         results = SupportChecker(threads=threads).check_many(pairs)
         scores, pred = np.array([x.score for x in results]), np.array([x.supported for x in results])
     else:
-        scores = np.array(support_scores(pairs, threads=threads))
+        scores = np.array(support_scores(pairs, threads=threads, roles=check == "roles"))
         pred = scores >= 0.5
     seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
     y = np.array([r["positive"] for r in rows])
     sets = np.array([r["set"] for r in rows])
     per = {str(s): macro_f1(pred[sets == s], y[sets == s]) for s in sorted(set(sets))}
-    decision = "score >= 0.5" if check == "product" else "the stack's cuts"
+    decision = "the stack's cuts" if check == "legacy" else "score >= 0.5"
     return {"claims": len(rows), "check": check, "decision": decision,
             "macro_f1": {"average": round(float(np.mean(list(per.values()))), 1), "per_set": per},
             "auroc": auroc(scores, y), "auroc_per_set": {s: auroc(scores[sets == s], y[sets == s]) for s in per},
@@ -293,7 +294,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     checker = SupportChecker(threads=args.threads)
     checker.check("warm up the models.", ["Warm up the models."])
-    if args.check == "product":
+    if args.check != "legacy":
         support_scores([("Warm up the model.", ["Warm up the model."])], threads=args.threads)
     sets: dict[str, Any] = {}
     for path in args.data or [DEFAULT_DATA]:

@@ -52,6 +52,8 @@ from nonseq.writing.plan import SourceSentence, Unit, build_plan
     ("Two decades later, the plant in Ohio closed.",
      'time counted from an event the sentence does not name ("Two decades later")'),
     ("The plant in Ohio closed the following year.", "time counted from an event the sentence does not name"),
+    ("So is coal-fired power generation.", 'elliptical "So is"'),
+    ("Nor has the withdrawal of the bill cooled the protests.", 'elliptical "Nor has"'),
 ])
 def test_a_sentence_that_leans_says_why(sentence: str, reason: str) -> None:
     """Every kind of leaning the parse can see, each with its reason."""
@@ -86,6 +88,8 @@ def test_a_sentence_that_leans_says_why(sentence: str, reason: str) -> None:
     "The new chip is twice as fast as that of its rival.",
     "Intel opened the plant in 2001 and closed it two decades later.",   # the event is in the sentence
     "The price was the same as in 2018.",
+    "So far, Intel has opened two plants in Ohio.",                     # "so" that opens no ellipsis
+    "Neither chipmaker commented on the prices.",
 ])
 def test_a_sentence_that_stands_on_its_own_passes(sentence: str) -> None:
     """Relative and joining "that", "this year", a pronoun with its noun, a quotation with its speaker."""

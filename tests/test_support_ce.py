@@ -65,6 +65,16 @@ def test_check_support_without_the_head_is_the_stack_at_half() -> None:
     assert check_support(*pairs[0]) == pytest.approx(got[0], abs=1e-6)
 
 
+def test_the_parse_check_puts_a_role_swap_under_the_decision_point() -> None:
+    """With `roles`, a claim whose names trade places ("Mozilla was created by Firefox") falls under 0.5, where
+    the word-overlap stack alone passes it; the faithful claim keeps its score."""
+    source = ["Firefox was created by Mozilla in 2002.", "It was released in 2004."]
+    pairs = [("Mozilla was created by Firefox in 2002.", source), ("Firefox was created by Mozilla in 2002.", source)]
+    plain, parsed = support_scores(pairs), support_scores(pairs, roles=True)
+    assert plain[0] >= 0.5 and parsed[0] < 0.5
+    assert parsed[1] == pytest.approx(plain[1]) and parsed[1] >= 0.5
+
+
 def test_windows_pack_a_long_source() -> None:
     """A long source is packed into windows that fit beside the claim; at most 8, those sharing most words."""
     filler = [f"The committee met on day {i} to discuss the budget of the town library." for i in range(60)]

@@ -345,6 +345,22 @@ def test_quotation_of_reported_speech() -> None:
     assert quotation(inner, 40) == inner  # reported speech: never put in quotation marks
 
 
+@pytest.mark.parametrize(("sentence", "plain"), [
+    ("(Reuters) — WeWork is under investigation.", "WeWork is under investigation."),
+    ("HONOLULU, Hawaii (HawaiiNewsNow) - NASA said the probe works.", "NASA said the probe works."),
+    ("Washington, DC, United States: Getting to the Moon has been done.", "Getting to the Moon has been done."),
+    ("Prakash said: “The problem can be solved”.", None),
+    ("In May, NASA said: “We will go”.", None),
+    ("A - B testing works.", None),
+])
+def test_a_planned_sentence_loses_its_dateline(sentence: str, plain: str | None) -> None:
+    """The writer plans a news lead without its dateline (an agency, a place list before a dash or a colon);
+    a speaker before a colon is no dateline."""
+    from nonseq.text.sentences import strip_dateline
+
+    assert strip_dateline(sentence) == (plain or sentence)
+
+
 def test_quotation_drops_a_news_dateline() -> None:
     """A lead's `(Reuters) — ` or `WASHINGTON (AP) - ` is no part of what the sentence says."""
     assert quotation("(Reuters) — The New York State Attorney General is investigating WeWork.", 40) == (

@@ -19,9 +19,10 @@ from test_writer import RESTATING, OverlapSupport, ScriptedLLM, make_pack, schem
 from nonseq.research.extract import extract
 from nonseq.text.furniture import clean_inline, furniture_reason, unlink
 from nonseq.text.parse import fragment
-from nonseq.text.voice import according_to, opinion, site_name
+from nonseq.text.voice import according_to, opinion, opinion_page, site_name
 from nonseq.text.when import anchor
-from nonseq.verify.rules import Verifier, near_repeat, role_change, stems
+from nonseq.verify.roles import role_change
+from nonseq.verify.rules import Verifier, near_repeat, stems
 from nonseq.writing.compose import Composer, assemble, counts, review
 from nonseq.writing.plan import PlanSettings, build_plan
 
@@ -238,6 +239,13 @@ def test_an_opinion_names_whose_it_is(embed: Any) -> None:
     assert opinion("The Xbox One X is the ultimate video game system.").startswith("verdict")
     assert opinion("Engadget's review calls the Xbox One X the ultimate video game system.") == ""
     assert opinion("The Xbox One X went on sale in November 2017.") == ""
+    assert opinion("Sadly, Delhi's smog has become a feature of every winter.") == "stance: sadly"
+    assert opinion("The launch, unfortunately, slipped to 2021.") == "stance: unfortunately"
+    assert opinion("Foreign leaders have a duty to remind China that they are watching.").startswith("recommendation")
+    assert opinion("The minister spoke clearly about the plan.") == ""
+    assert opinion_page("Why Beijing will crush Hong Kong", "https://example.com/opinion/why-beijing")
+    assert opinion_page("The Guardian view on Hong Kong | Editorial", "http://127.0.0.1/world/hong-kong")
+    assert not opinion_page("Hong Kong protests grow", "https://example.com/news/world/hong-kong")
     assert site_name("Xbox One X review: the ultimate console | Engadget", "http://127.0.0.1/x") == "Engadget"
     assert site_name("Xbox One X review", "https://www.engadget.com/x") == "engadget.com"
     assert site_name("Xbox One X review", "http://127.0.0.5/x") == ""
@@ -252,6 +260,14 @@ def test_an_opinion_names_whose_it_is(embed: Any) -> None:
     assert rec.made == "verbatim" and rec.text == (
         "According to Engadget, the Xbox One X is the ultimate video game system for anyone with a 4K television.")
     assert [a.kind for a in rec.attempts] == ["verbatim"]  # a verdict never goes to the model
+    column = "Beijing has run out of patience with the protesters in Hong Kong."
+    pack = make_pack([column], "Beijing and the Hong Kong protests", "what Beijing wants")
+    pack.research[0].chunk.title = "Why Beijing will crush Hong Kong | Washington Examiner"
+    pack.research[0].chunk.url = "http://127.0.0.1/opinion/why-beijing-will-crush-hong-kong"
+    plan = build_plan(pack, schema(), embed)
+    records = Composer(ScriptedLLM({}), Verifier(OverlapSupport(), 0.5), RESTATING).run(plan)
+    rec = next(r for r in records if "patience" in r.unit.text)  # a column's sentence is its author's view
+    assert rec.text == f"According to Washington Examiner, {column}"
 
 
 def test_two_sentences_saying_the_same_are_one_too_many() -> None:

@@ -19,7 +19,8 @@ finds, or returns None:
   ... but also", nor one on a verb joined to another in the same sentence;
 - "another", "others", "the other" (or "Other ..." first), "the same", "such" with nothing in the
   sentence they compare with;
-- time counted from an event the sentence does not name ("A half-century later", "the following year").
+- time counted from an event the sentence does not name ("A half-century later", "the following year");
+- an opening that repeats a predicate said before ("So is coal power.", "Nor has Beijing ...").
 
 Given `page` (the sentences of its source page) and `said` (what the article says before it, the
 headline included): a person named by surname only ("Hyatt said", "Mr. Hyatt") whose full name
@@ -257,8 +258,17 @@ def _counted(doc: Any) -> str:
     return ""
 
 
+def _elliptical(doc: Any) -> str:
+    """An opening that repeats a predicate said before ("So is coal power.", "Nor has Beijing ...")."""
+    words = [t for t in doc if not t.is_punct][:2]
+    verbs = ("AUX",) if words and words[0].lower_ == "so" else ("AUX", "VERB")
+    if len(words) == 2 and words[0].lower_ in ("so", "nor", "neither") and words[1].pos_ in verbs:
+        return f'elliptical "{words[0].text} {words[1].text}"'
+    return ""
+
+
 CHECKS: tuple[Callable[[Any], str], ...] = (_connective, _quotation, _pronoun, _demonstrative, _additive,
-                                            _other, _counted)
+                                            _other, _counted, _elliptical)
 
 
 @lru_cache(maxsize=20000)

@@ -76,8 +76,13 @@ def _segments(mask: str) -> list[tuple[int, int]]:
 
 _TIME_ZONE = re.compile(r"^(?:ET|EST|EDT|CT|CST|CDT|MT|PT|PST|PDT|GMT|BST|CET|UTC)\b")
 _MARKER_START = re.compile(r"^\[\d")
-_DATELINE = re.compile(r"^(?:[A-Z][A-Z.'’-]+(?:[ ,]+[A-Z][\w.'’-]+){0,3}\s*(?:\([^)]{1,40}\))?\s*[-—–]+\s+)"
-                       r"(?=[A-Z\"“])")
+#: A news lead's dateline: `HONOLULU, Hawaii (HawaiiNewsNow) - `, `(Reuters) — `, `WASHINGTON (AP) - `, and a
+#: place list ending in a colon: `Washington, DC, United States: `.
+DATELINE = re.compile(
+    r"^(?:(?:[A-Z][A-Z.'’ -]*,?\s*)?\([A-Z][\w&.'’ ]{1,40}\)\s*[-—–]+\s*"
+    r"|[A-Z][A-Z.'’-]+(?:[ ,]+[A-Z][\w.'’-]+){0,3}\s*(?:\([^)]{1,40}\))?\s*[-—–]+\s+"
+    r"|[A-Z][\w.'’-]*(?: [A-Z][\w.'’-]*)*(?:, [A-Z][\w.'’-]*(?: [A-Z][\w.'’-]*)*){1,3}:\s+)"
+    r"(?=[A-Z\"“])")
 
 
 @cache
@@ -172,7 +177,7 @@ def sentences(text: str) -> list[str]:
 
 def strip_dateline(sentence: str) -> str:
     """A sentence without its dateline ("HONOLULU, Hawaii (HawaiiNewsNow) - NASA ..." -> "NASA ...")."""
-    return _DATELINE.sub("", sentence, count=1)
+    return DATELINE.sub("", sentence, count=1)
 
 
 def balance_quotes(sentence: str) -> str:

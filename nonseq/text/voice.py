@@ -3,7 +3,8 @@
 An article may state a source's facts in its own voice, but an opinion, a verdict or a prediction
 is someone's: "According to Engadget, the Xbox One X is the ultimate video game system." The word
 classes below were fixed from what such sentences hold (evaluative adjectives and superlatives,
-recommendations, predictions), not from any bench run. `site_name` names a source from its
+recommendations, predictions, stance adverbials such as "sadly"), not from the test split's
+readings. `site_name` names a source from its
 page title ("... | Engadget") or its host ("www.engadget.com"); `according_to` frames a source
 sentence as the source's.
 """
@@ -14,6 +15,7 @@ import re
 from urllib.parse import urlsplit
 
 from nonseq.text.prose import unquoted
+from nonseq.text.sentences import strip_dateline
 from nonseq.text.words import tokens
 
 _EVALUATIVE = re.compile(
@@ -28,12 +30,20 @@ _EVALUATIVE = re.compile(
     r"unrivalled|the (?:most|least) \w+)\b",
     re.I)
 _RECOMMEND = re.compile(r"\b(?:should|ought to|(?:is|are) recommended|recommend(?:s|ed)?|"
-                        r"(?:is|are) (?:a )?must)\b", re.I)
+                        r"(?:is|are) (?:a )?must|(?:has|have) a (?:duty|responsibility|moral obligation) to)\b", re.I)
 _PREDICT = re.compile(
     r"\b(?:will (?:likely|probably|surely|certainly|undoubtedly|soon|eventually|never|become|be the|"
     r"change|transform|revolutioni[sz]e|dominate|replace)|(?:is|are) (?:likely|poised|set|bound|"
     r"expected|predicted|projected|forecast) to|predicts?|forecasts?|could (?:soon|become|be the)|"
     r"may (?:soon|become|never))\b",
+    re.I)
+#: Stance adverbials (Biber et al. 1999, attitude): the writer's feeling about what the sentence says,
+#: as its opening word or set off by a comma ("Sadly, Delhi pollution has become ...").
+_STANCE = re.compile(
+    r"(?:^\W*|,\s*|\b(?:and|but|so)\s+)(sadly|unfortunately|fortunately|thankfully|regrettably|ironically|"
+    r"surprisingly|unsurprisingly|shockingly|tragically|luckily|happily|mercifully|arguably|undoubtedly|"
+    r"alarmingly|worryingly|disturbingly|admittedly|remarkably|amazingly|astonishingly|curiously|"
+    r"interestingly|oddly|strangely|predictably|inevitably|rightly|wrongly|hopefully|clearly|obviously)\b",
     re.I)
 #: Words that already say whose a sentence's claim is.
 ATTRIBUTED = re.compile(
@@ -51,11 +61,24 @@ def opinion(sentence: str) -> str:
     own = unquoted(sentence)
     if ATTRIBUTED.search(own):
         return ""
-    for kind, pattern in (("verdict", _EVALUATIVE), ("recommendation", _RECOMMEND), ("prediction", _PREDICT)):
+    for kind, pattern in (("verdict", _EVALUATIVE), ("stance", _STANCE), ("recommendation", _RECOMMEND),
+                          ("prediction", _PREDICT)):
         m = pattern.search(own)
         if m:
-            return f"{kind}: {m.group().lower()}"
+            return f"{kind}: {m.group(m.lastindex or 0).lower()}"
     return ""
+
+
+_OPINION_PATH = re.compile(r"/(?:opinions?|commentary|commentisfree|op-?eds?|editorials?|columns?|columnists?)/", re.I)
+_OPINION_TITLE = re.compile(r"^(?:opinion|op-?ed|commentary|editorial|column)\s*[:|—–-]|[|—–-]\s*(?:opinion|op-?ed|"
+                            r"commentary|editorial)\b", re.I)
+
+
+def opinion_page(title: str, url: str) -> bool:
+    """True when a page is an opinion piece (an opinion, commentary, op-ed, editorial or column section of
+    its site, by its address or its title): every sentence of it is its author's view."""
+    path = urlsplit(url).path if url.startswith(("http://", "https://")) else ""
+    return bool(_OPINION_PATH.search(path) or _OPINION_TITLE.search(title or ""))
 
 
 def reported_speech(sentence: str) -> bool:
@@ -66,13 +89,11 @@ def reported_speech(sentence: str) -> bool:
 SPEECH = re.compile(r"^[\"“](?P<quote>[^\"“”]{20,}?)[,.!?]?[\"”],?\s+(?P<who>[^\"“”]{2,80}?)\.?$")
 #: The last sentence of a quotation whose opening mark is in an earlier sentence: `... decisions," Martins said."`
 SPEECH_TAIL = re.compile(r"^(?P<quote>[^\"“”]{20,}?)[,.!?]?[\"”],?\s+(?P<who>[^\"“”]{2,80}?)\.?[\"”]?$")
-#: A news lead's dateline: `(Reuters) — `, `WASHINGTON (AP) - `.
-DATELINE = re.compile(r"^(?:[A-Z][A-Z.' -]*,?\s)?\([A-Z][\w&.' ]{1,30}\)\s*[—–-]+\s*")
 
 
 def speech(text: str) -> bool:
     """True when a source sentence is direct speech with its speaker (`"...," she said.`)."""
-    text = DATELINE.sub("", text.strip())
+    text = strip_dateline(text.strip())
     found = SPEECH.match(text) or SPEECH_TAIL.match(text)
     return found is not None and len(tokens(found["who"])) <= 14
 

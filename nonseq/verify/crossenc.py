@@ -97,8 +97,11 @@ def config(path: Path = CONFIG) -> dict[str, Any]:
 
 
 def available(path: Path = CONFIG) -> bool:
-    """True when the cross-encoder's config and head ship with this copy."""
-    return path.is_file() and (path.parent / config(path)["head"]).is_file()
+    """True when the cross-encoder's config and its model (or head) ship with this copy."""
+    if not path.is_file():
+        return False
+    cfg = config(path)
+    return (path.parent / cfg.get("model", cfg.get("head", ""))).is_file()
 
 
 def pair_features(sess: Any, pairs: Sequence[tuple[str, str]], max_len: int = MAX_LEN) -> np.ndarray:
@@ -160,12 +163,22 @@ class CrossEncoder:
         cfg = config(path)
         self.max_len = int(cfg["max_len"])
         self.a, self.b = float(cfg["calibration"]["a"]), float(cfg["calibration"]["b"])
-        self.sess = session(bundled_onnx_path(), threads)
-        self.head = Head.load(path.parent / cfg["head"])
+        self.tuned = "model" in cfg  # a fine-tuned cross-encoder giving the logit itself
+        self.sess = session(path.parent / cfg["model"] if self.tuned else bundled_onnx_path(), threads)
+        self.head = None if self.tuned else Head.load(path.parent / cfg["head"])
 
     def logits(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
-        """The head's raw logit per (claim, window text) pair."""
-        return self.head(pair_features(self.sess, pairs, self.max_len)) if pairs else np.zeros(0, np.float32)
+        """The raw logit per (claim, window text) pair."""
+        if not pairs:
+            return np.zeros(0, np.float32)
+        if self.head is not None:
+            return self.head(pair_features(self.sess, pairs, self.max_len))
+        out = np.zeros(len(pairs), np.float32)
+        order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
+        for start in range(0, len(order), BATCH):
+            idx = order[start:start + BATCH]
+            out[idx] = self.sess.run(None, encode([pairs[i] for i in idx], self.max_len))[0].reshape(-1)
+        return out
 
     def best_logits(self, pairs: Sequence[tuple[str, Sequence[str]]]) -> np.ndarray:
         """Each claim's best logit over its source's windows (-inf for an empty source)."""

@@ -26,6 +26,7 @@ from nonseq.text.prose import MIN_WORDS, unquoted
 from nonseq.text.voice import ATTRIBUTED, opinion
 from nonseq.text.words import numbers as figures
 from nonseq.text.words import tokens as words
+from nonseq.verify.roles import role_change
 
 if TYPE_CHECKING:
     from nonseq.workspace import Workspace
@@ -181,38 +182,6 @@ def new_words(sentence: str, sources: Sequence[str]) -> list[str]:
 
 
 #: Verbs that carry no relation of their own (a restatement may trade one for another of them).
-LIGHT_VERBS = frozenset(("be", "have", "say", "tell", "state", "report", "add", "note", "explain",
-                         "announce", "claim", "write", "describe", "call"))
-
-
-def role_change(sentence: str, sources: Sequence[str]) -> str:
-    """How a restatement changes who does what in its sources ("" when it keeps it), read from a
-    dependency parse (`text.parse`).
-
-    The sentence's main verb must be a word of its sources (a light verb aside), and its agent and
-    its patient (head words, the passive turned round) must hold the same role for that verb in a
-    source sentence: for a source clause of the same verb when there is one, else for any. A head
-    the sources do not hold, or a role the sources fill only with a pronoun, is not judged here.
-    """
-    from nonseq.text import parse
-
-    main = parse.main_clause(sentence)
-    if main is None:
-        return ""
-    src = [c for s in sources for c in parse.clauses(s)]
-    have = frozenset().union(*(parse.lemmas(s) for s in sources))
-    if main.verb not in have and main.verb not in LIGHT_VERBS:
-        return f"main verb '{main.verb}' is not in the source"
-    same = [c for c in src if c.verb == main.verb] or src
-    for role, head in (("agents", main.agent_head), ("patients", main.patient_head)):
-        filled = [getattr(c, role) for c in same if getattr(c, role)]
-        if head and head in have and filled and not any(head in f for f in filled):
-            other = "patient" if role == "agents" else "agent"
-            return (f"who does what changed: '{head}' is not the {role[:-1]} of '{main.verb}' in the source"
-                    + (f" (it is its {other})" if any(head in getattr(c, other + "s") for c in same) else ""))
-    return ""
-
-
 #: Two sentences say the same when they share this many content words at this content-word cosine.
 REPEAT_WORDS, REPEAT_COSINE = 4, 0.75
 

@@ -37,6 +37,7 @@ from nonseq.text.words import numbers
 from nonseq.verify.alignment import AlignmentHead, TokenEncoder, head_config
 from nonseq.verify.crossenc import CrossEncoder
 from nonseq.verify.crossenc import available as crossenc_available
+from nonseq.verify.roles import swapped_role
 
 if TYPE_CHECKING:
     from nonseq.workspace import Workspace
@@ -493,26 +494,38 @@ def at_half(score: float, cut: float) -> float:
     return 0.5 + 0.5 * (score - cut) / (1 - cut) if cut < 1 else 1.0
 
 
-def support_scores(pairs: Sequence[tuple[str, Source]], threads: int = 1) -> list[float]:
+#: With `roles`, a claim that changes who does what in its evidence is scaled by this, under the decision
+#: point (training/support_ce/PROTOCOL.md, third amendment: fixed, not fitted; judged and not shipped).
+ROLE_FACTOR = 0.45
+
+
+def support_scores(pairs: Sequence[tuple[str, Source]], threads: int = 1, roles: bool = False) -> list[float]:
     """A support score per (claim, source) pair in [0, 1]; 0.5 decides.
 
-    Today no cross-encoder head ships (data/support_ce.* is absent: its candidate failed its protocol,
-    docs/support-model.md), so this is the word-overlap stack's score moved so its cut lands on 0.5:
-    the same decisions and order as the writer's check, not a calibrated probability."""
+    Without a shipped cross-encoder (data/support_ce.*), this is the word-overlap stack's score moved so
+    its cut lands on 0.5: the stack's order and decisions, not a calibrated probability. `roles` scales
+    a claim by ROLE_FACTOR when its agent or patient holds another role for the same verb in its
+    evidence (verify.roles.swapped_role): judged by its protocol and not the default, because it cost
+    2.3 points of AttributionBench dev macro-F1 while it lifted role swaps from 48.1 to 68.7
+    (docs/support-model.md)."""
     if not pairs:
         return []
-    if not crossenc_available():
-        checker = _legacy(threads)
-        results = checker.check_many(pairs)
-        cuts = [checker.stacks["sentence" if "whole" in r.features else "claim"].cut for r in results]
-        return [at_half(r.score, c) for r, c in zip(results, cuts, strict=True)]
-    return _cross_encoder(threads).scores([(" ".join(c.split()), source_units(s)) for c, s in pairs])
+    if crossenc_available():
+        return _cross_encoder(threads).scores([(" ".join(c.split()), source_units(s)) for c, s in pairs])
+    checker = _legacy(threads)
+    results = checker.check_many(pairs)
+    cuts = [checker.stacks["sentence" if "whole" in r.features else "claim"].cut for r in results]
+    scores = [at_half(r.score, c) for r, c in zip(results, cuts, strict=True)]
+    if roles:
+        scores = [s * ROLE_FACTOR if swapped_role(claim, [e.text for e in r.evidence]) else s
+                  for s, r, (claim, _) in zip(scores, results, pairs, strict=True)]
+    return scores
 
 
 def check_support(claim: str, source: Source, threads: int = 1) -> float:
     """How strongly the source supports the whole claim, in [0, 1]: supported when >= 0.5.
 
     The source is a passage or a list of passages. See `support_scores` for what the score is today
-    (the word-overlap stack at its own cut; it cannot see a swapped subject).
+    (the word-overlap stack at its own cut unless a cross-encoder ships).
     """
     return support_scores([(claim, source)], threads)[0]

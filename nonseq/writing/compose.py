@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Any
 from nonseq.events import Kind, Progress, Step, emit
 from nonseq.text.furniture import unlink
 from nonseq.text.leaning import TITLES, leaning_reason, surname_referent
-from nonseq.text.sentences import split
-from nonseq.text.voice import DATELINE, SPEECH, SPEECH_TAIL, according_to, opinion, site_name, speech
+from nonseq.text.sentences import split, strip_dateline
+from nonseq.text.voice import SPEECH, SPEECH_TAIL, according_to, opinion, opinion_page, site_name, speech
 from nonseq.text.words import tokens
 from nonseq.verify.rules import Verdict, Verifier
 
@@ -157,7 +157,7 @@ def quotation(text: str, max_words: int) -> str:
     quotation marks, cut at a clause if long). Anything else is no direct speech and gets no
     quotation marks: the sentence comes back as it stands, a news dateline (`(Reuters) — `) dropped.
     """
-    text = DATELINE.sub("", text.strip())
+    text = strip_dateline(text.strip())
     found = SPEECH.match(text) or SPEECH_TAIL.match(text)
     if not found or len(tokens(found["who"])) > 14:
         return text
@@ -192,6 +192,12 @@ def source_name(unit: Unit) -> str:
     return f"“{title}”" if first.title else title
 
 
+def held_view(unit: Unit) -> bool:
+    """True when a unit is someone's view: an opinion, verdict or prediction, or a sentence of an opinion page."""
+    first = unit.sentences[0]
+    return opinion_page(first.title, first.url) or any(opinion(s.text) for s in unit.sentences)
+
+
 def own_words(unit: Unit, max_quote_words: int) -> tuple[str, str, str]:
     """(kind, the words checked, the text said) of a unit in its source's own words: direct speech
     as a quotation with its speaker; an opinion framed as its source's; else the sentence(s) kept."""
@@ -200,7 +206,7 @@ def own_words(unit: Unit, max_quote_words: int) -> tuple[str, str, str]:
         text = quotation(first, max_quote_words)
         return "quote", text, text
     body = " ".join(s.text for s in unit.sentences)
-    if any(opinion(s.text) for s in unit.sentences):
+    if held_view(unit):
         return "verbatim", body, according_to(body, source_name(unit), keeps_case(body))
     return "verbatim", body, body
 
@@ -246,7 +252,7 @@ class Composer:
         sources = [s.text for s in unit.sentences]
         pair = len(sources) > 1
         cfg = self.cfg
-        held = any(opinion(s) for s in sources)  # someone's verdict: said as theirs, in their words
+        held = held_view(unit)  # someone's verdict: said as theirs, in their words
         if cfg.restate and not held:
             reply = ask(self.llm, messages(unit.text, pair, literal=False),
                         cfg.pair_tokens if pair else cfg.unit_tokens, cfg.temperature)

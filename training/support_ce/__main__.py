@@ -6,6 +6,10 @@
     python -m training.support_ce judge   --work W              out-of-fold figures, the head on all pairs (~2 min)
     python -m training.support_ce ship    --work W [--sentence-cut C]   copy the head, write the config
     python -m training.support_ce latency --work W              ms of check_support, one and two threads
+    python -m training.support_ce finetune --work W             fine-tune MiniLM on folds 2-4, export int8 ONNX
+                                                                (~30 min on two idle cores; resumes)
+    python -m training.support_ce judge-ft --work W             fold 0's figures beside the stack's (~10 min)
+    python -m training.support_ce ship-ft --work W              copy the model, write its config
 
 Seeded throughout (seed 0). Times are on the shared 2-core machine under `nice -n 10`, two onnxruntime
 threads. See docs/support-model.md for the shipped run's figures and PROTOCOL.md for how it was judged.
@@ -84,10 +88,36 @@ def cmd_ship(work: Path, sentence_cut: float | None) -> None:
     (SHIP / "support_ce.json").write_text(json.dumps(cfg, indent=1) + "\n", encoding="utf-8")
 
 
+def cmd_finetune(work: Path, seed: int, threads: int) -> None:
+    """Fine-tune on the training folds' pairs (resuming from a checkpoint) and export to int8 ONNX."""
+    from training.support_ce import finetune, tuned
+
+    pairs = tuned.training_pairs(work, K, seed)
+    print(f"training on {len(pairs)} pairs of folds {tuned.TRAIN_FOLDS}", flush=True)
+    with (work / "finetune.log").open("a", encoding="utf-8") as log:
+        state = finetune.train(pairs, work, seed, threads, log)
+    info = finetune.export(state, work / "support_ce.onnx") | {"training_pairs": len(pairs)}
+    (work / "export.json").write_text(json.dumps(info, indent=1), encoding="utf-8")
+    print(json.dumps(info))
+
+
+def cmd_ship_ft(work: Path) -> None:
+    """Copy the fine-tuned model into nonseq/data with its fold-1 calibration and fold-0 figures."""
+    from training.support_ce import finetune
+
+    figs = json.loads((work / "judge_ft.json").read_text(encoding="utf-8"))
+    shutil.copyfile(work / "support_ce.onnx", SHIP / "support_ce.onnx")
+    cfg = {"model": "support_ce.onnx", "max_len": finetune.MAX_LEN, "calibration": figs["calibration"],
+           "recipe": "python -m training.support_ce data, finetune, judge-ft (seed 0; training/support_ce/)",
+           "fold0": {k: figs[k] for k in ("ce-ft", "stack", "stack+roles")},
+           "note": "trained on folds 2-4, calibrated on fold 1's AttributionBench dev, judged on fold 0"}
+    (SHIP / "support_ce.json").write_text(json.dumps(cfg, indent=1) + "\n", encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Parse the command line and run one step."""
     p = argparse.ArgumentParser(prog="python -m training.support_ce", description=__doc__.splitlines()[0])
-    p.add_argument("step", choices=("data", "feats", "judge", "ship", "latency"))
+    p.add_argument("step", choices=("data", "feats", "judge", "ship", "latency", "finetune", "judge-ft", "ship-ft"))
     p.add_argument("--work", type=Path, required=True)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=2)
@@ -104,6 +134,16 @@ def main(argv: list[str] | None = None) -> int:
         figs["sentence_cut_rule"] = judge.sentence_cut(a.work)
         (a.work / "judge.json").write_text(json.dumps(figs, indent=1), encoding="utf-8")
         print(json.dumps(figs["pooled"]))
+    elif a.step == "finetune":
+        cmd_finetune(a.work, a.seed, a.threads)
+    elif a.step == "judge-ft":
+        from training.support_ce import finetune, tuned
+
+        figs = tuned.judge_tuned(a.work, a.work / "support_ce.onnx", K, a.seed, finetune.MAX_LEN, a.threads)
+        (a.work / "judge_ft.json").write_text(json.dumps(figs, indent=1), encoding="utf-8")
+        print(json.dumps(figs))
+    elif a.step == "ship-ft":
+        cmd_ship_ft(a.work)
     elif a.step == "latency":
         pairs = data.load(a.work / "pairs.jsonl")
         print(json.dumps([judge.latency(pairs, 200, t) for t in (1, 2)]))
