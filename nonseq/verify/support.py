@@ -512,14 +512,21 @@ def support_scores(pairs: Sequence[tuple[str, Source]], threads: int = 1, roles:
         return []
     if crossenc_available():
         return _cross_encoder(threads).scores([(" ".join(c.split()), source_units(s)) for c, s in pairs])
+    scores, swapped = stack_scores(pairs, threads, roles)
+    return [s * ROLE_FACTOR if flag else s for s, flag in zip(scores, swapped, strict=True)]
+
+
+def stack_scores(pairs: Sequence[tuple[str, Source]], threads: int = 1,
+                 roles: bool = True) -> tuple[list[float], list[bool]]:
+    """The word-overlap stack's scores moved so its cut lands on 0.5, and per pair whether the claim's agent or
+    patient holds another role for the same verb in the stack's evidence (all False without `roles`)."""
     checker = _legacy(threads)
     results = checker.check_many(pairs)
     cuts = [checker.stacks["sentence" if "whole" in r.features else "claim"].cut for r in results]
     scores = [at_half(r.score, c) for r, c in zip(results, cuts, strict=True)]
-    if roles:
-        scores = [s * ROLE_FACTOR if swapped_role(claim, [e.text for e in r.evidence]) else s
-                  for s, r, (claim, _) in zip(scores, results, pairs, strict=True)]
-    return scores
+    swapped = [roles and bool(swapped_role(claim, [e.text for e in r.evidence]))
+               for r, (claim, _) in zip(results, pairs, strict=True)]
+    return scores, swapped
 
 
 def check_support(claim: str, source: Source, threads: int = 1) -> float:
