@@ -52,6 +52,14 @@ from nonseq.writing.plan import SourceSentence, Unit, build_plan
     ("Two decades later, the plant in Ohio closed.",
      'time counted from an event the sentence does not name ("Two decades later")'),
     ("The plant in Ohio closed the following year.", "time counted from an event the sentence does not name"),
+    ("Afterward, the board approved the merger.", 'connective "Afterward"'),
+    ("Then the chipmaker cut prices in Europe.", 'connective "Then"'),
+    ("The answer, then, lies in cheaper memory.", 'connective "then"'),
+    ("For example, the plant in Ohio closed in May.", 'connective "For example"'),
+    ("As a result, memory prices doubled in Asia.", 'connective "As a result"'),
+    ("Still, analysts expect a recovery in 2025.", 'connective "Still"'),
+    ("In short, the chip is twice as fast.", 'connective "In short"'),
+    ("The plan, though, failed in the spring.", 'connective "though"'),
     ("So is coal-fired power generation.", 'elliptical "So is"'),
     ("Nor has the withdrawal of the bill cooled the protests.", 'elliptical "Nor has"'),
 ])
@@ -90,6 +98,13 @@ def test_a_sentence_that_leans_says_why(sentence: str, reason: str) -> None:
     "The price was the same as in 2018.",
     "So far, Intel has opened two plants in Ohio.",                     # "so" that opens no ellipsis
     "Neither chipmaker commented on the prices.",
+    "Memory prices rose, then fell in the spring.",                      # "then" inside a clause it joins
+    "Then-chief executive Brian Krzanich opened the plant.",
+    "Still images of the plant were shown in May.",                      # "Still" with no comma
+    "As a result of the shortage, memory prices doubled.",               # the cause is in the sentence
+    "First Solar opened a plant in Ohio.",
+    "Though it rained, the plant opened on time.",                      # "though" joining a clause
+    "Overall sales of memory rose in the spring.",
 ])
 def test_a_sentence_that_stands_on_its_own_passes(sentence: str) -> None:
     """Relative and joining "that", "this year", a pronoun with its noun, a quotation with its speaker."""

@@ -230,6 +230,25 @@ def test_relative_time_is_anchored_to_the_page_date_or_left_out() -> None:
         "Google said on 19 November 2019 it will ship the phone.")
     assert anchor("Apple will release the laptop on Friday.", "2019-11-21") == (
         "Apple will release the laptop on 22 November 2019.")
+    # time counted back from the page's date: a number of units is written as a date, a vague count is not said
+    assert anchor("A year ago, NASA picked nine companies.", "2019-11-19") == "In 2018, NASA picked nine companies."
+    assert anchor("Prices fell three months ago.", "2019-11-19") == "Prices fell in August 2019."
+    assert anchor("The plant opened two weeks ago.", "2019-11-19") == (
+        "The plant opened in the week of 5 November 2019.")
+    assert anchor("Several years ago, the plant closed.", "2019-11-19") is None
+    assert anchor("More than a year ago, the plant closed.", "2019-11-19") is None
+    assert anchor("A year ago, NASA picked nine companies.", "") is None
+    # a month without its year: the page's year for the past, the next such month for what will happen
+    assert anchor("In July, NASA awarded three contracts.", "2019-11-19") == (
+        "In July 2019, NASA awarded three contracts.")
+    assert anchor("The rover will land on July 22.", "2019-11-19") == "The rover will land on July 22, 2020."
+    assert anchor("In November, the air over Delhi gets still.", "2019-11-19") == (
+        "In November, the air over Delhi gets still.")                   # present: a habit, not a date
+    assert anchor("In December, the firm cut jobs.", "2019-11-19") == "In December, the firm cut jobs."
+    assert anchor("In 2017, the firm opened a plant in July.", "2019-11-19") == (
+        "In 2017, the firm opened a plant in July.")
+    assert anchor("She said, “We met in July and agreed.”", "2019-11-19") == "She said, “We met in July and agreed.”"
+    assert anchor("In July, NASA awarded three contracts.", "") == "In July, NASA awarded three contracts."
     assert anchor("Stadia's launch day is Tuesday.", "2019-11-18") is None
     assert anchor("The vote is scheduled for Thursday.", "2019-11-18") is None
 

@@ -41,7 +41,20 @@ from nonseq.text.when import MONTHS, relative_spans
 
 CONNECTIVES = frozenset(("however", "therefore", "thus", "hence", "nevertheless", "nonetheless", "meanwhile",
                          "moreover", "furthermore", "consequently", "likewise", "similarly", "instead",
-                         "accordingly", "otherwise", "besides"))
+                         "accordingly", "otherwise", "besides", "though"))
+#: Discourse connectives that open a sentence and point at what came before it ("Afterward, ...", "For
+#: starters, ...", "As a result, ..."): read only at the start and followed by a comma ("Then" also without).
+OPENING_CONNECTIVES = ("afterward", "afterwards", "then", "eventually", "still", "yet", "later", "finally",
+                       "additionally", "indeed", "instead", "subsequently", "thereafter", "nevertheless",
+                       "nonetheless", "conversely", "lastly", "next", "first", "second", "third", "in addition",
+                       "as a result", "in turn", "in contrast", "by contrast", "on the other hand", "for example",
+                       "for instance", "for starters", "even so", "after that", "since then", "by then",
+                       "until then", "even then", "at the time", "at that point", "at the same time",
+                       "in the meantime", "in response", "in other words", "to that end", "as such", "that said",
+                       "after all", "above all", "in short", "in sum", "in summary", "in conclusion", "to sum up",
+                       "all in all", "overall")
+_OPENING = re.compile(r"^\W*(" + "|".join(sorted(OPENING_CONNECTIVES, key=len, reverse=True)).replace(" ", r"\s+")
+                      + r")(?:\s*,|(?<=then)\s+(?=[a-z]))|,\s*(then)\s*,", re.I)
 DEMONSTRATIVES = frozenset(("this", "these", "that", "those"))
 PERSON = frozenset(("he", "she", "him", "her", "his", "hers", "himself", "herself"))
 THING = frozenset(("it", "its", "itself"))
@@ -81,7 +94,10 @@ def _inside(token: Any, spans: list[tuple[int, int]]) -> bool:
 
 
 def _connective(doc: Any) -> str:
-    """A connective adverb inside the sentence ("..., however, ...")."""
+    """A connective adverb inside the sentence ("..., however, ...") or one that opens it ("Afterward, ...")."""
+    opening = _OPENING.search(doc.text)
+    if opening:
+        return f'connective "{opening.group(1) or opening.group(2)}"'
     for t in doc:
         if t.lower_ in CONNECTIVES and t.pos_ in ("ADV", "CCONJ", "SCONJ") and t.dep_ in ("advmod", "cc"):
             after = doc[t.i + 1].lower_ if t.i + 1 < len(doc) else ""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from datetime import date, timedelta
+from typing import Any
 
 DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
@@ -27,6 +28,17 @@ _DAY = re.compile(
     r"|\b(yesterday|today|tonight|tomorrow|this (?:morning|afternoon|evening|week|weekend)|"
     r"last (?:night|week|weekend)|next week|earlier (?:this|in the) week|later this week)\b(?!['’]s)",
     re.I)
+_COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+           "nine": 9, "ten": 10}
+#: Time counted back from the page's date ("a year ago", "two weeks ago"); a vague count ("a few", "several",
+#: "years ago") cannot be anchored, so its sentence is not said.
+_AGO = re.compile(r"\b(more than |over |nearly |almost |about |around |roughly |less than |just |only |some )?"
+                  r"(?:(a few|several|many|some|\d+|" + "|".join(_COUNTS) + r")\s+)?"
+                  r"(day|week|month|year|decade)s?\s+ago\b", re.I)
+#: A month with no year after it ("in July", "on July 25", "25 July"), not part of a range or a name.
+_BARE_MONTH = re.compile(r"(?<![\w-])(?:\d{1,2}\s+)?(" + "|".join(MONTHS) + r")(?:\s+(\d{1,2})(?:st|nd|rd|th)?)?\b"
+                         r"(?![-–—]|\s*[-–—]\s*\w)(?!,?\s+(?:of\s+)?\d{4})(?!\s+[A-Z\d])")
+_QUOTATION = re.compile(r"“[^“”]*”|\"[^\"]*\"")
 _IN_MONTH = re.compile(r"\b((?:in|since|until|by|from|early|late|mid-?)\s+(?:" + "|".join(MONTHS) + r"))\s+"
                        r"(this|last|next) year\b", re.I)
 
@@ -87,14 +99,45 @@ def _day(m: re.Match[str], day: date, future: bool) -> str:
     return f"in the week of {_long(day)}"
 
 
+def _ago(m: re.Match[str], day: date) -> str | None:
+    """'a year ago' -> 'in 2018', 'two months ago' -> 'in September 2019', 'a week ago' -> 'in the week of
+    12 November 2019', 'a decade ago' -> 'around 2009'; None for a count that is not a number."""
+    word = (m[2] or "").lower()
+    n = int(word) if word.isdigit() else _COUNTS.get(word)
+    if n is None or m[1]:  # "years ago", "several weeks ago", "more than a year ago": no date to write
+        return None
+    unit = m[3].lower()
+    if unit in ("year", "decade"):
+        return f"{'around' if unit == 'decade' else 'in'} {day.year - n * (10 if unit == 'decade' else 1)}"
+    if unit == "month":
+        index = day.year * 12 + day.month - 1 - n
+        return f"in {MONTHS[index % 12]} {index // 12}"
+    back = day - timedelta(days=n * (7 if unit == "week" else 1))
+    return f"in the week of {_long(back)}" if unit == "week" else f"on {_long(back)}"
+
+
 def relative_spans(sentence: str) -> list[tuple[int, int]]:
     """Where the sentence's relative time phrases are ("this year", "on Tuesday"), as character spans."""
-    return [m.span() for pattern in (_YEAR, _MONTH, _DAY) for m in pattern.finditer(sentence)]
+    return [m.span() for pattern in (_YEAR, _MONTH, _DAY, _AGO) for m in pattern.finditer(sentence)]
 
 
 def has_relative_time(sentence: str) -> bool:
     """True when the sentence dates something relative to when it was written."""
-    return bool(_YEAR.search(sentence) or _MONTH.search(sentence) or _DAY.search(sentence))
+    return any(p.search(sentence) for p in (_YEAR, _MONTH, _DAY, _AGO))
+
+
+def _tense(token: Any) -> str:
+    """"past" or "future" for the verb a token hangs on, "" for a present verb (read from the parse)."""
+    verb = token
+    while verb.head.i != verb.i and verb.pos_ not in ("VERB", "AUX"):
+        verb = verb.head
+    helpers = {c.lower_ for c in verb.children if c.dep_ in ("aux", "auxpass")}
+    if helpers & {"will", "shall", "'ll", "wo"}:
+        return "future"
+    if (verb.tag_ == "VBD" or helpers & {"was", "were", "had", "has", "have", "did"}
+            or (verb.tag_ == "VBN" and not helpers)):  # a participle on its own: "a letter posted Tuesday"
+        return "past"
+    return ""
 
 
 def _weekday_tense(sentence: str) -> str:
@@ -102,30 +145,46 @@ def _weekday_tense(sentence: str) -> str:
     leaves the direction open (read from the parse)."""
     from nonseq.text.parse import parse
 
-    tenses = set()
-    for token in parse(sentence):
-        if token.text.lower() not in DAYS:
-            continue
-        verb = token
-        while verb.head is not verb and verb.pos_ not in ("VERB", "AUX"):
-            verb = verb.head
-        helpers = {c.lower_ for c in verb.children if c.dep_ in ("aux", "auxpass")}
-        if helpers & {"will", "shall", "'ll", "wo"}:
-            tenses.add("future")
-        elif (verb.tag_ == "VBD" or helpers & {"was", "were", "had", "has", "have", "did"}
-              or (verb.tag_ == "VBN" and not helpers)):  # a participle on its own: "a letter posted Tuesday"
-            tenses.add("past")
-        else:
-            tenses.add("")
+    tenses = {_tense(token) for token in parse(sentence) if token.text.lower() in DAYS}
     return tenses.pop() if len(tenses) == 1 else ""
+
+
+def _bare_months(sentence: str, day: date) -> str:
+    """A month named without its year ("In July, NASA awarded ...", "on July 25") given the year its verb
+    points to from the page's date (news style: a month without a year is of the page's year, or for what
+    will happen, the next such month). Left as it is: a month after the page's with a past verb, a present
+    verb ("In November, the air gets still"), "until"/"by" a month, a sentence that names a year, and a
+    month inside a quotation."""
+    if re.search(r"\b(?:1[5-9]|20)\d{2}\b", sentence):
+        return sentence
+    from nonseq.text.parse import parse
+
+    quoted = [m.span() for m in _QUOTATION.finditer(sentence)]
+    edits = []
+    for m in _BARE_MONTH.finditer(sentence):
+        token = next((t for t in parse(sentence) if t.idx == m.start(1)), None)
+        if (token is None or token.pos_ != "PROPN" or any(a <= m.start() < b for a, b in quoted)
+                or re.search(r"\b(?:until|till|by|through)\s+(?:\d{1,2}\s+)?$", sentence[:m.start()], re.I)):
+            continue
+        tense, month = _tense(token), MONTHS.index(m[1]) + 1
+        if tense == "past" and month <= day.month:
+            year = day.year
+        elif tense == "future":
+            year = day.year + (month < day.month)
+        else:
+            continue
+        edits.append((m.end(), f", {year}" if m[2] else f" {year}"))
+    for at, text in reversed(edits):
+        sentence = sentence[:at] + text + sentence[at:]
+    return sentence
 
 
 def anchor(sentence: str, published: str) -> str | None:
     """The sentence with its relative time written as dates from the page's date; the sentence as it
     is when it has none; None when it has some and the page has no date."""
-    if not has_relative_time(sentence):
-        return sentence
     day = page_date(published)
+    if not has_relative_time(sentence):
+        return _bare_months(sentence, day) if day else sentence
     if day is None:
         return None
     future = False
@@ -134,10 +193,15 @@ def anchor(sentence: str, published: str) -> str | None:
         if not tense:
             return None
         future = tense == "future"
-    text = _IN_MONTH.sub(lambda m: f"{m[1]} {day.year + {'this': 0, 'last': -1, 'next': 1}[m[2].lower()]}", sentence)
+    ago = [_ago(m, day) for m in _AGO.finditer(sentence)]
+    if None in ago:
+        return None
+    text = _AGO.sub(lambda m: _ago(m, day) or "", sentence)
+    text = _IN_MONTH.sub(lambda m: f"{m[1]} {day.year + {'this': 0, 'last': -1, 'next': 1}[m[2].lower()]}", text)
     text = _YEAR.sub(lambda m: _year(m, day), text)
     text = _MONTH.sub(lambda m: _month(m, day), text)
     text = _DAY.sub(lambda m: _day(m, day, future), text)
     text = re.sub(r"\b(on|in) (on|in) ", r"\2 ", text)
     text = re.sub(r"\b(by|until|since|from|before|after) (?:on|in) ", r"\1 ", text, flags=re.I)
+    text = _bare_months(text, day)
     return text[:1].upper() + text[1:]
