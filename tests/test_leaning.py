@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from test_writer import OverlapSupport, make_pack, schema
 
-from nonseq.text.leaning import leaning_reason
+from nonseq.text.leaning import definite_subject, leaning_reason
 from nonseq.verify.rules import Verifier
 from nonseq.writing.compose import SentenceRecord, standing
 from nonseq.writing.plan import SourceSentence, Unit, build_plan
@@ -144,6 +144,23 @@ def test_the_plan_joins_a_leaning_sentence_to_the_one_before_it_or_leaves_it_out
     assert not alone.units
     assert alone.sentences[0].reason == ('leans on the sentence before it, which is not planned with it: '
                                          'additive "also"')
+
+
+def test_a_sentence_whose_definite_subject_its_predecessor_names_is_planned_with_it(embed: Any) -> None:
+    """"The plant ..." after a sentence that names the plant is one unit; after one that does not, it stands alone."""
+    title, focus = "Intel's new chip plant in Ohio", "what Intel builds and why"
+    named = ("Intel will build a chip plant near Columbus, Ohio, for 20 billion dollars by 2025.\n"
+             "The plant will make processors for laptops and for data centres in North America.")
+    plan = build_plan(make_pack([named], title, focus), schema(), embed)
+    pair = next(u for u in plan.units if any(s.text.startswith("The plant") for s in u.sentences))
+    assert [s.text[:12] for s in pair.sentences] == ["Intel will b", "The plant wi"]
+    other = ("Intel will hire 3,000 workers near Columbus, Ohio, for 20 billion dollars by 2025.\n"
+             "The plant will make processors for laptops and for data centres in North America.")
+    plan = build_plan(make_pack([other], title, focus), schema(), embed)
+    alone = next(u for u in plan.units if any(s.text.startswith("The plant") for s in u.sentences))
+    assert len(alone.sentences) == 1
+    assert definite_subject("The plant will make processors.") == "plant"
+    assert definite_subject("The Doobie Brothers will tour in 2020.") == ""
 
 
 def test_a_restatement_that_brings_in_leaning_fails_and_one_whose_source_leans_does_not() -> None:

@@ -260,6 +260,8 @@ def test_a_restatement_that_drops_a_hedge_is_retried_and_one_that_keeps_it_stays
     lost = verifier.check("On 45 flybys NASA's Europa Clipper will find signs of life in the ocean.", [hedged])
     assert lost.reasons == ["hedge lost: perhaps"]
     assert verifier.check("On 45 flybys NASA's Europa Clipper may find signs of life in the ocean.", [hedged]).ok
+    guess = verifier.check("On 45 flybys NASA's Europa Clipper will perhaps find signs of life in the ocean.", [hedged])
+    assert guess.reasons == ["opinion without its holder (speculation: perhaps)"]  # the guess kept: whose is it?
     month = "In May, the team saw 2,300 tons of water vapour above Europa."
     assert verifier.check("The team saw 2,300 tons of water vapour above Europa.", [month]).ok
     first, second = "The team saw water vapour above Europa.", "The vapour could come from water under Europa's ice."

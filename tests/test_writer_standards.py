@@ -23,8 +23,8 @@ from nonseq.text.voice import according_to, opinion, opinion_page, site_name
 from nonseq.text.when import anchor
 from nonseq.verify.roles import role_change
 from nonseq.verify.rules import Verifier, near_repeat, stems
-from nonseq.writing.compose import Composer, assemble, counts, review
-from nonseq.writing.plan import PlanSettings, build_plan
+from nonseq.writing.compose import Composer, assemble, counts, review, source_name
+from nonseq.writing.plan import PlanSettings, SourceSentence, Unit, build_plan
 
 FIREFOX = ("Firefox is a web browser, and is Mozilla's flagship software product. "
            "Firefox was originally named Phoenix. "
@@ -253,6 +253,18 @@ def test_relative_time_is_anchored_to_the_page_date_or_left_out() -> None:
     assert anchor("The vote is scheduled for Thursday.", "2019-11-18") is None
 
 
+def test_a_long_page_title_is_cut_at_a_word_where_a_sentence_is_framed_as_its_pages() -> None:
+    """"According to “... Jupiter's Moon…”", never "“... Moon E”"."""
+    def unit(title: str) -> Unit:
+        return Unit([SourceSentence("c0.s0", "Water vapour was found.", 0, 0, "http://127.0.0.1/x", title, "p", 1.0)])
+
+    long = "NASA Just Confirmed There Are Water Plumes Above The Surface of Jupiter's Moon Europa"
+    assert source_name(unit(long)) == (
+        "“NASA Just Confirmed There Are Water Plumes Above The Surface of Jupiter's Moon…”")
+    assert source_name(unit("15 Tips to Overcome Binge Eating")) == "“15 Tips to Overcome Binge Eating”"
+    assert source_name(unit("")) == "the source"
+
+
 def test_an_opinion_names_whose_it_is(embed: Any) -> None:
     """A verdict in the source's own voice is said as its source's, never in the article's voice."""
     assert opinion("The Xbox One X is the ultimate video game system.").startswith("verdict")
@@ -262,6 +274,10 @@ def test_an_opinion_names_whose_it_is(embed: Any) -> None:
     assert opinion("The launch, unfortunately, slipped to 2021.") == "stance: unfortunately"
     assert opinion("Foreign leaders have a duty to remind China that they are watching.").startswith("recommendation")
     assert opinion("The minister spoke clearly about the plan.") == ""
+    # a hedge in the page's own voice is its writer's guess: said as the page's
+    assert opinion("The song probably does not refer to a duvet.") == "speculation: probably"
+    assert opinion("The smog appears to be thicker than in 2018.") == "speculation: appears to"
+    assert opinion("The minister appeared in court on Monday.") == ""
     assert opinion_page("Why Beijing will crush Hong Kong", "https://example.com/opinion/why-beijing")
     assert opinion_page("The Guardian view on Hong Kong | Editorial", "http://127.0.0.1/world/hong-kong")
     assert not opinion_page("Hong Kong protests grow", "https://example.com/news/world/hong-kong")

@@ -287,6 +287,20 @@ CHECKS: tuple[Callable[[Any], str], ...] = (_connective, _quotation, _pronoun, _
                                             _other, _counted, _elliptical)
 
 
+def definite_subject(sentence: str) -> str:
+    """The lemma of a common noun the sentence opens on as its subject with "the" ("The find almost certainly
+    means ..." -> "find"), "" when it opens otherwise: the plan joins such a sentence to its page's sentence
+    before it when that one names the noun (`writing.plan.make_units`)."""
+    doc = parse(sentence)
+    words = [t for t in doc if not t.is_punct]
+    if len(words) < 3 or words[0].lower_ != "the":
+        return ""
+    subject = words[0].head
+    if subject.pos_ != "NOUN" or not subject.dep_.startswith("nsubj") or subject.i > words[0].i + 3:
+        return ""
+    return str(subject.lemma_).lower()
+
+
 @lru_cache(maxsize=20000)
 def _sentence_reason(sentence: str) -> str:
     """Why a sentence leans, from the sentence alone ("" when it does not)."""

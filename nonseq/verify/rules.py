@@ -275,7 +275,8 @@ class Verifier:
         leans = leaning_reason(sentence)
         if leans and not leaning_reason(sources[0]):
             reasons.append(f"leans on a sentence before it ({leans})")
-        held = [opinion(s) for s in sources if opinion(s)]
+        # a source's guess ("perhaps ...") needs its holder only where the restatement still guesses
+        held = [o for s in sources if (o := opinion(s)) and (not o.startswith("speculation") or opinion(sentence))]
         if held and not ATTRIBUTED.search(sentence):
             reasons.append(f"opinion without its holder ({held[0]})")
         return reasons

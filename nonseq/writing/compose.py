@@ -182,14 +182,20 @@ def copied(text: str, sources: list[str]) -> bool:
     return key in ([tokens(s) for s in sources] + [tokens(" ".join(sources))])
 
 
+#: A page title longer than this is cut (at a word) where a sentence is framed as its page's.
+TITLE_CHARS = 80
+
+
 def source_name(unit: Unit) -> str:
     """Whose a unit's words are: its source's site name, else its page title in quotation marks."""
     first = unit.sentences[0]
     name = site_name(first.title, first.url)
     if name:
         return name
-    title = " ".join(first.title.split())[:80] or "the source"
-    return f"“{title}”" if first.title else title
+    title = " ".join(first.title.split())
+    if len(title) > TITLE_CHARS:  # cut at a word, never inside one
+        title = title[:TITLE_CHARS + 1].rsplit(" ", 1)[0].rstrip(",;:—–-") + "…"
+    return f"“{title}”" if title else "the source"
 
 
 def held_view(unit: Unit) -> bool:

@@ -26,7 +26,8 @@ import numpy as np
 
 from nonseq.models import DropReason, SourceKind
 from nonseq.text.furniture import clean_inline, furniture_reason
-from nonseq.text.leaning import leaning_reason
+from nonseq.text.leaning import definite_subject, leaning_reason
+from nonseq.text.parse import lemmas
 from nonseq.text.prose import reject_reason
 from nonseq.text.sentences import split, strip_dateline
 from nonseq.text.voice import ATTRIBUTED, speech
@@ -324,8 +325,16 @@ def admit_below_floor(sents: list[SourceSentence], vecs: np.ndarray, cfg: PlanSe
     return taken
 
 
+def bridged(before: str, sentence: str) -> bool:
+    """True when the sentence opens on "the" + a noun that the page's sentence before it names ("... found
+    water vapour plumes. The plumes ...": `leaning.definite_subject`), so a reader needs that sentence."""
+    noun = definite_subject(sentence)
+    return bool(noun) and noun in lemmas(before)
+
+
 def make_units(sents: list[SourceSentence], cfg: PlanSettings) -> list[Unit]:
-    """Usable sentences as units: a leaning or short sentence joins its usable predecessor; one that
+    """Usable sentences as units: a leaning or short sentence, or one whose definite subject its usable
+    predecessor names (`bridged`), joins that predecessor; one that
     leans on the sentence before it (`text.leaning`: "It ...", "these cytokines", "also", a quotation
     whose speaker is "he") and cannot join it is no unit. The parse is read only for sentences that
     passed every cheaper filter (`source_sentences` parsed them once)."""
@@ -338,7 +347,7 @@ def make_units(sents: list[SourceSentence], cfg: PlanSettings) -> list[Unit]:
                     and len(tokens(prev[0].text)) + len(tokens(s.text)) <= cfg.max_unit_words)
         short = max(len(tokens(prev[0].text)), len(tokens(s.text))) < cfg.pair_words if prev else False
         leans = leaning_reason(s.text) is not None
-        if pairable and (leans or short or _LEANS.match(s.text)):
+        if pairable and (leans or short or _LEANS.match(s.text) or bridged(prev[0].text, s.text)):
             prev.append(s)
         elif not leans:
             units.append(Unit([s]))
