@@ -35,7 +35,7 @@ from functools import lru_cache
 from typing import Any
 
 from nonseq.text.parse import parse, people
-from nonseq.text.prose import leans_back
+from nonseq.text.prose import QUOTATION, leans_back
 from nonseq.text.voice import ATTRIBUTED
 from nonseq.text.when import MONTHS, relative_spans
 
@@ -79,13 +79,12 @@ PEOPLE = frozenset((
 #: Words before "another", "others", "the other" that give them something to compare with.
 COMPARED = frozenset(("one", "some", "many", "most", "several", "first", "each", "few"))
 TITLES = frozenset(("mr", "mrs", "ms", "dr", "prof", "sir", "dame", "lord", "lady", "rep", "sen", "gov", "gen"))
-_QUOTED = re.compile(r"“[^“”]*”|\"[^\"]*\"")
 MIN_QUOTE_WORDS = 4  # shorter quoted words are a term or a title, not a quotation
 
 
 def _spans(doc: Any) -> list[tuple[int, int]]:
     """Character spans of the quotations (of at least MIN_QUOTE_WORDS words) in a parsed sentence."""
-    return [m.span() for m in _QUOTED.finditer(doc.text) if len(m.group().split()) >= MIN_QUOTE_WORDS]
+    return [m.span() for m in QUOTATION.finditer(doc.text) if len(m.group().split()) >= MIN_QUOTE_WORDS]
 
 
 def _inside(token: Any, spans: list[tuple[int, int]]) -> bool:
@@ -123,7 +122,7 @@ def _speaker(doc: Any, quotes: list[tuple[int, int]]) -> Any:
 def _quotation(doc: Any) -> str:
     """A quotation with no speaker, with a pronoun for its speaker, or whose speaker is in another sentence."""
     quotes = _spans(doc)
-    rest = _QUOTED.sub(" ", doc.text)
+    rest = QUOTATION.sub(" ", doc.text)
     broken = rest.count('"') + rest.count("“") + rest.count("”") > 0  # a mark with no partner
     if not quotes and not broken:
         return ""

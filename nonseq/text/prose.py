@@ -115,7 +115,8 @@ def is_prose(text: str) -> bool:
 #: Words a sentence needs to be a statement (shorter: a label, a fragment).
 MIN_WORDS = 5
 _END = re.compile(r"[.!?…][\"'”’)\]]*$")
-_QUOTED = re.compile(r"“[^”]*”|\"[^\"]*\"")
+#: A quotation in curly or straight double quotation marks.
+QUOTATION = re.compile(r"“[^“”]*”|\"[^\"]*\"")
 _LABEL = re.compile(
     r"^\W*(?:title|headline|related|related articles?|source|sources|photo|photos|image|images|"
     r"picture|video|watch|listen|caption|credit|credits|note|editor'?s note|read more|see also|"
@@ -165,7 +166,7 @@ def leans_back(sentence: str) -> bool:
 
 def unquoted(text: str) -> str:
     """The text with its quotations removed (what the source's author says in their own voice)."""
-    return _QUOTED.sub(" ", text)
+    return QUOTATION.sub(" ", text)
 
 
 def _is_table(text: str) -> bool:

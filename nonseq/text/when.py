@@ -16,6 +16,8 @@ import re
 from datetime import date, timedelta
 from typing import Any
 
+from nonseq.text.prose import QUOTATION
+
 DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
           "October", "November", "December")
@@ -38,7 +40,6 @@ _AGO = re.compile(r"\b(more than |over |nearly |almost |about |around |roughly |
 #: A month with no year after it ("in July", "on July 25", "25 July"), not part of a range or a name.
 _BARE_MONTH = re.compile(r"(?<![\w-])(?:\d{1,2}\s+)?(" + "|".join(MONTHS) + r")(?:\s+(\d{1,2})(?:st|nd|rd|th)?)?\b"
                          r"(?![-–—]|\s*[-–—]\s*\w)(?!,?\s+(?:of\s+)?\d{4})(?!\s+[A-Z\d])")
-_QUOTATION = re.compile(r"“[^“”]*”|\"[^\"]*\"")
 _IN_MONTH = re.compile(r"\b((?:in|since|until|by|from|early|late|mid-?)\s+(?:" + "|".join(MONTHS) + r"))\s+"
                        r"(this|last|next) year\b", re.I)
 
@@ -159,10 +160,13 @@ def _bare_months(sentence: str, day: date) -> str:
         return sentence
     from nonseq.text.parse import parse
 
-    quoted = [m.span() for m in _QUOTATION.finditer(sentence)]
+    found = list(_BARE_MONTH.finditer(sentence))
+    if not found:
+        return sentence
+    doc, quoted = parse(sentence), [m.span() for m in QUOTATION.finditer(sentence)]
     edits = []
-    for m in _BARE_MONTH.finditer(sentence):
-        token = next((t for t in parse(sentence) if t.idx == m.start(1)), None)
+    for m in found:
+        token = next((t for t in doc if t.idx == m.start(1)), None)
         if (token is None or token.pos_ != "PROPN" or any(a <= m.start() < b for a, b in quoted)
                 or re.search(r"\b(?:until|till|by|through)\s+(?:\d{1,2}\s+)?$", sentence[:m.start()], re.I)):
             continue
@@ -193,10 +197,10 @@ def anchor(sentence: str, published: str) -> str | None:
         if not tense:
             return None
         future = tense == "future"
-    ago = [_ago(m, day) for m in _AGO.finditer(sentence)]
-    if None in ago:
+    ago = {m.span(): _ago(m, day) for m in _AGO.finditer(sentence)}
+    if None in ago.values():
         return None
-    text = _AGO.sub(lambda m: _ago(m, day) or "", sentence)
+    text = _AGO.sub(lambda m: ago[m.span()] or "", sentence)
     text = _IN_MONTH.sub(lambda m: f"{m[1]} {day.year + {'this': 0, 'last': -1, 'next': 1}[m[2].lower()]}", text)
     text = _YEAR.sub(lambda m: _year(m, day), text)
     text = _MONTH.sub(lambda m: _month(m, day), text)

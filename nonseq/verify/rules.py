@@ -181,7 +181,6 @@ def new_words(sentence: str, sources: Sequence[str]) -> list[str]:
     return [t for t in dict.fromkeys(stems(sentence)) if t not in have]
 
 
-#: Verbs that carry no relation of their own (a restatement may trade one for another of them).
 #: Two sentences say the same when they share this many content words at this content-word cosine.
 REPEAT_WORDS, REPEAT_COSINE = 4, 0.75
 
