@@ -21,7 +21,8 @@ Labels (docs/writing.md, "The blind reading"): `bench/writing_labels.jsonl` hold
 sentence, `{"topic", "sentence", "label"}`; each written sentence is matched to a label by topic
 and words, and `labels.counts` (one key per label, plus `unlabelled`) and `labels.keep_share` are
 reported. `--out DIR` also writes `DIR/reading.jsonl`: every sentence with its cited source
-sentences and the sentence before it, without how it was made (what the reader sees).
+sentences, their pages' dates and the sentence before it, without how it was made (what the reader
+sees).
 
 Settings are the defaults; NONSEQ_<SECTION>__<KEY> variables change them (NONSEQ_WRITING__MIN_SUPPORT=0.5
 writes with the old cut); no config file is read.
@@ -89,6 +90,7 @@ def article_sentences(written: Any) -> list[tuple[str, list[int]]]:
 def measure(written: Any) -> dict[str, Any]:
     """The figures of one written article."""
     from nonseq.text.prose import reject_reason
+    from nonseq.text.voice import unframed
     from nonseq.text.words import tokens
     from nonseq.verify.rules import absent
 
@@ -96,7 +98,7 @@ def measure(written: Any) -> dict[str, Any]:
     for n, text, _url, _title in written.plan.facts():
         facts.setdefault(n, []).append(text)
     sents = article_sentences(written)
-    absent_n = [s for s, marks in sents if absent(s, [t for m in marks for t in facts.get(m, [])])]
+    absent_n = [s for s, marks in sents if absent(unframed(s), [t for m in marks for t in facts.get(m, [])])]
     junk = [s for s, _m in sents if reject_reason(s, allow_second_person=True).startswith(JUNK)]
     junk += written.quality.echoed
     keys = [tuple(tokens(s)) for s, _m in sents]
@@ -185,13 +187,15 @@ def relevant_sources(written: Any) -> int:
 
 def reading(spec: dict[str, Any], written: Any) -> list[dict[str, Any]]:
     """What the blind reader sees of each sentence: the topic, its section, the sentence before it in
-    its paragraph, and its cited source sentences (the page's words); not how it was made."""
+    its paragraph, its cited source sentences (the page's words) and each one's page date (what the
+    page's relative time is read from); not how it was made."""
     from nonseq.text.sentences import split
 
-    by_text = {}
+    by_text, dates = {}, {}
     for r in written.records:
         for s in split(r.text) or [r.text]:
             by_text[key(s)] = [x.page or x.text for x in r.unit.sentences]
+            dates[key(s)] = [(written.plan.chunks[x.chunk].chunk.published or "")[:10] for x in r.unit.sentences]
     out, prev, section = [], "", ""
     for line in written.body.splitlines():
         if line.lstrip().startswith("#"):
@@ -205,7 +209,7 @@ def reading(spec: dict[str, Any], written: Any) -> list[dict[str, Any]]:
             clean = _MARKERS.sub("", s).strip()
             out.append({"topic": spec["key"], "title": spec["title"], "focus": spec["focus"],
                         "section": section, "before": prev, "sentence": clean,
-                        "sources": by_text.get(key(clean), [])})
+                        "sources": by_text.get(key(clean), []), "page_dates": dates.get(key(clean), [])})
             prev = clean
     return out
 
@@ -217,9 +221,10 @@ def leaning(written: Any) -> tuple[list[str], list[str]]:
     Second: the sentences with a leaning reason that follow a sentence of their source."""
     from nonseq.text.leaning import leaning_reason
     from nonseq.text.sentences import split
+    from nonseq.text.voice import unframed
     from nonseq.writing.compose import page_sentences
 
-    pages = page_sentences(written.plan)
+    pages = written.pages or page_sentences(written.plan)
     url = {s.n: s.url for s in written.plan.sources}
     out: list[str] = []
     excused: list[str] = []
@@ -231,7 +236,7 @@ def leaning(written: Any) -> tuple[list[str], list[str]]:
         for s in split(re.sub(r"^\s*(?:[-*]|\d+\.)\s+", "", line)):
             clean, marks = _MARKERS.sub("", s).strip(), {int(n) for n in _MARKERS.findall(s)}
             page = [t for n in marks for t in pages.get(url.get(n, ""), [])]
-            why = leaning_reason(clean, page, said)
+            why = leaning_reason(unframed(clean), page, said)  # a frame's page title is the article's
             if why:
                 (out if why.startswith("surname") or not marks & before else excused).append(f"{clean} ({why})")
             said.append(clean)

@@ -20,7 +20,8 @@ finds, or returns None:
 - "another", "others", "the other" (or "Other ..." first), "the same", "such" with nothing in the
   sentence they compare with;
 - time counted from an event the sentence does not name ("A half-century later", "the following year");
-- an opening that repeats a predicate said before ("So is coal power.", "Nor has Beijing ...").
+- an opening that repeats a predicate said before ("So is coal power.", "Nor has Beijing ...");
+- a phrase that points at another part of its page ("the strategies above", "as mentioned earlier").
 
 Given `page` (the sentences of its source page) and `said` (what the article says before it, the
 headline included): a person named by surname only ("Hyatt said", "Mr. Hyatt") whose full name
@@ -282,8 +283,22 @@ def _elliptical(doc: Any) -> str:
     return ""
 
 
+#: Text pointing at other parts of its page ("the strategies above", "as mentioned earlier", "the
+#: aforementioned study"): the article does not hold them.
+_PAGE_DEIXIS = re.compile(r"\b(?:the \w+s (?:above|below)\b(?![\s-]+(?:the|a|an|\d|average|normal|freezing|ground|"
+                          r"sea|zero))|(?:as |is |are |were |was )?(?:mentioned|listed|shown|described|outlined|"
+                          r"discussed|noted|explained) (?:above|below|earlier)\b|aforementioned|above-mentioned)",
+                          re.I)
+
+
+def _page_deixis(doc: Any) -> str:
+    """A phrase that points at another part of the page ("the strategies above", "as mentioned earlier")."""
+    m = _PAGE_DEIXIS.search(doc.text)
+    return f'points at another part of its page ("{m.group()}")' if m else ""
+
+
 CHECKS: tuple[Callable[[Any], str], ...] = (_connective, _quotation, _pronoun, _demonstrative, _additive,
-                                            _other, _counted, _elliptical)
+                                            _other, _counted, _elliptical, _page_deixis)
 
 
 def definite_subject(sentence: str) -> str:
@@ -350,20 +365,33 @@ def surname_referent(sentence: str, page: Sequence[str], said: Sequence[str]) ->
     speaker = _speaker(doc, [])
     before = " ".join(said)
     persons: frozenset[str] | None = None
-    for run in _names(doc):
+    full = _full_names(tuple(page))
+    runs = _names(doc)
+    if (speaker is not None and speaker.pos_ != "PROPN" and speaker.text in full  # "Martins said" read as a noun
+            and not any(speaker in run for run in runs)):
+        runs.append([speaker])
+    for run in runs:
         core = _core(run)
         if len(core) != 1 or re.search(rf"\b{re.escape(core[0])}\b", before):
             continue
-        names = [n for n in _full_names(tuple(page)).get(core[0], []) if n != core[0]]
+        names = [n for n in full.get(core[0], []) if n != core[0]]
         if any(name in doc.text for name in names):
             continue
         titled, speaks = len(core) < len(run), speaker is not None and speaker in run
-        if not (titled or (speaks and names)):  # else only a person the recogniser finds ("Intel said" is not)
-            persons = people(sentence) if persons is None else persons
-            if core[0] not in persons:
+        if not (titled or (speaks and names) or _page_person(names, page)):
+            persons = people(sentence) if persons is None else persons  # else a person the recogniser finds
+            if core[0] not in persons:  # ("Intel said" is not)
                 continue
         return core[0], names[0] if len(names) == 1 else ""
     return None
+
+
+def _page_person(names: Sequence[str], page: Sequence[str]) -> bool:
+    """True when the page gives one full name for a surname and the recogniser reads it as a person there
+    ("Owen Dempsey" for "Dempsey talked with the man")."""
+    if len(names) != 1:
+        return False
+    return any(names[0] in people(s) for s in page if names[0] in s)
 
 
 def _surname(sentence: str, page: Sequence[str], said: Sequence[str]) -> str:

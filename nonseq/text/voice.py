@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-from nonseq.text.prose import unquoted
+from nonseq.text.prose import QUOTATION, unquoted
 from nonseq.text.sentences import strip_dateline
 from nonseq.text.words import tokens
 
@@ -50,13 +50,20 @@ _STANCE = re.compile(
 #: consistent", "seems to"), which a reader must be told is someone's.
 _HEDGE = re.compile(
     r"\b(probably|perhaps|possibly|apparently|seemingly|presumably|supposedly|conceivably|likely|"
-    r"seems?|seemed|appear(?:s|ed)? (?:to|that|consistent|likely|unlikely|certain))\b",
+    r"seems?|seemed|appear(?:s|ed)? (?:to|that|consistent|likely|unlikely|certain)|might|"
+    r"could(?!\s+not\b|\s+never\b|n['’]t))\b",
     re.I)
+#: Intensifiers (Quirk et al. 1985, amplifiers) on an adjective: the writer's degree of a quality ("very
+#: unhealthy", "so bad", "too expensive"), a verdict.
+INTENSIFIERS = frozenset(("very", "extremely", "incredibly", "truly", "hugely", "really", "so", "too", "terribly",
+                          "awfully", "exceptionally", "immensely", "insanely", "ridiculously", "absurdly"))
+#: Adjectives "very" marks as the same one, not as more of a quality ("the very first", "the very end").
+_IDENTITY = frozenset(("first", "last", "same", "next", "own", "beginning", "end"))
 #: Words that already say whose a sentence's claim is.
 ATTRIBUTED = re.compile(
     r"\b(?:says?|said|saying|told|tells|according to|writes?|wrote|argues?|argued|claims?|claimed|"
     r"believes?|believed|thinks?|thought|reports?|reported|notes?|noted|adds?|added|stated|"
-    r"announced|explained|insists?|insisted|warns?|warned|calls?|called|describes?|described|"
+    r"announced|explained|insists?|insisted|warns?|warned|calls?|called|describes?|described|tweeted|"
     r"reviewers?|critics?|analysts?|experts?|in (?:his|her|their|its) (?:review|view|opinion))\b",
     re.I)
 _SPEECH = re.compile(r"\b(?:says?|said|told|tells|added|adds|writes?|wrote|explained|noted|stated|"
@@ -73,6 +80,34 @@ def opinion(sentence: str) -> str:
         m = pattern.search(own)
         if m:
             return f"{kind}: {m.group(m.lastindex or 0).lower()}"
+    return _intensified(own) or _quoted_words(sentence)
+
+
+#: What names a term before its quotation marks ("the term often used is “bird fancier's lung”").
+_NAMING = re.compile(r"\b(?:called|named|known as|dubbed|termed|nicknamed?|so-called|term|word|phrase|name|"
+                     r"label(?:led|ed)?|nickname of)\W+(?:\w+\W+){0,3}$", re.I)
+
+
+def _quoted_words(sentence: str) -> str:
+    """Words in quotation marks that are not a title or a term: two or more, opening in lower case, not
+    named as a term ("called ...") (a "seamless experience"): somebody's words, with nobody named."""
+    for m in QUOTATION.finditer(sentence):
+        inner = m.group()[1:-1].strip(" ,.;:!?")
+        if inner[:1].islower() and len(inner.split()) >= 2 and not _NAMING.search(sentence[:m.start()]):
+            return f"quoted words: {inner[:40]}"
+    return ""
+
+
+def _intensified(text: str) -> str:
+    """An intensifier on an adjective ("very unhealthy", "so bad") as a verdict ("" when there is none)."""
+    if not any(w in INTENSIFIERS for w in tokens(text)):
+        return ""
+    from nonseq.text.parse import parse
+
+    for t in parse(text):
+        if (t.lower_ in INTENSIFIERS and t.dep_ == "advmod" and t.head.pos_ == "ADJ" and t.i < t.head.i
+                and t.head.lower_ not in _IDENTITY):
+            return f"verdict: {t.lower_} {t.head.lower_}"
     return ""
 
 
@@ -81,11 +116,19 @@ _OPINION_TITLE = re.compile(r"^(?:opinion|op-?ed|commentary|editorial|column)\s*
                             r"commentary|editorial)\b", re.I)
 
 
+#: A review, by a word of its address ("/16-inch-macbook-pro-review-...", "/is-stadia-good-reviews") or its
+#: title ("Review: ...", "... review: ...", "... — review").
+_REVIEW_PATH = re.compile(r"(?:^|[/_-])reviews?(?:$|[/_.-])", re.I)
+_REVIEW_TITLE = re.compile(r"^review\s*[:|—–-]|\breview\s*[:|—–]|[|—–-]\s*review\s*$", re.I)
+
+
 def opinion_page(title: str, url: str) -> bool:
     """True when a page is an opinion piece (an opinion, commentary, op-ed, editorial or column section of
-    its site, by its address or its title): every sentence of it is its author's view."""
+    its site) or a review, by its address or its title: every sentence of it is its author's view."""
     path = urlsplit(url).path if url.startswith(("http://", "https://")) else ""
-    return bool(_OPINION_PATH.search(path) or _OPINION_TITLE.search(title or ""))
+    title = title or ""
+    return bool(_OPINION_PATH.search(path) or _OPINION_TITLE.search(title)
+                or _REVIEW_PATH.search(path) or _REVIEW_TITLE.search(title))
 
 
 def reported_speech(sentence: str) -> bool:
@@ -106,7 +149,21 @@ def speech(text: str) -> bool:
 
 
 _SEPARATORS = re.compile(r"\s+(?:\||–|—|-|::|·|•)\s+")
-_GENERIC = re.compile(r"^(?:home|news|blog|article|articles|index|page|untitled|latest news)$", re.I)
+#: Parts of a page title that name a page or a section of its site, not the site ("... | Editorial").
+_GENERIC = re.compile(r"^(?:home|news|blog|article|articles|index|page|untitled|latest news|editorials?|opinions?|"
+                      r"comment|commentary|analysis|reviews?|features?|columns?|letters|world|business|technology|"
+                      r"tech|science|health|politics|sports?|culture|entertainment)$", re.I)
+
+
+def page_title(title: str) -> str:
+    """A page's title without the section parts at its end ("The Guardian view on Hong Kong | Editorial" ->
+    "The Guardian view on Hong Kong")."""
+    title = " ".join((title or "").split())
+    while True:
+        cuts = list(_SEPARATORS.finditer(title))
+        if not cuts or not _GENERIC.match(title[cuts[-1].end():].strip()):
+            return title
+        title = title[:cuts[-1].start()]
 
 
 def site_name(title: str, url: str = "") -> str:
@@ -134,6 +191,19 @@ def according_to(sentence: str, name: str, keep_case: bool | None = None) -> str
         keep_case = first.isupper() or first == "I" or (first[:1].isupper() and not _common(lower))
     body = body if keep_case else lower + body[len(first):]
     return f"According to {name}, {body}"
+
+
+_FRAME = re.compile(r"^According to (?:“[^”]*”|\"[^\"]*\"|[^,“\"]+), ")
+
+
+def unframed(sentence: str) -> str:
+    """The sentence without an "According to ..., " frame of the article's (`according_to`), its first
+    letter a capital again: what the source said, for the checks that read it."""
+    m = _FRAME.match(sentence)
+    if not m:
+        return sentence
+    body = sentence[m.end():]
+    return body[:1].upper() + body[1:]
 
 
 _COMMON = frozenset((

@@ -3,8 +3,9 @@ page's date, or the sentence is left out.
 
 An article is read long after its sources were written: "this year" means the year the page was
 dated. `anchor(sentence, published)` writes the year (or the date) in, from the page's
-publication date; when the page has no date, or the phrase cannot be anchored ("recently" is
-left alone: it claims no date), it returns None and the sentence is not said. A weekday takes its
+publication date; when the page has no date, or the phrase cannot be anchored (a vague count, "several
+years ago", and vague recency, "recently", "in recent weeks", "for the past few years": how recent is
+not said), it returns None and the sentence is not said. A weekday takes its
 direction from its verb: a past verb ("said Tuesday", "posted Tuesday") the last such day, a future
 one ("will launch Friday") the next; a present one ("launch day is Tuesday", "reports Tuesday")
 could be either, so that sentence is not said.
@@ -37,6 +38,10 @@ _COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5
 _AGO = re.compile(r"\b(more than |over |nearly |almost |about |around |roughly |less than |just |only |some )?"
                   r"(?:(a few|several|many|some|\d+|" + "|".join(_COUNTS) + r")\s+)?"
                   r"(day|week|month|year|decade)s?\s+ago\b", re.I)
+#: Recency with no count ("a recent report", "recently", "in recent years", "the past few months", "lately",
+#: "in the coming weeks", "the next few days"): no date can be written for it, so its sentence is not said.
+_VAGUE = re.compile(r"\b(?:recent(?:ly)?|lately|of late|(?:the\s+)?(?:past|last|next|coming)\s+(?:few\s+|several\s+|"
+                    r"couple\s+of\s+|many\s+)?(?:days|weeks|months|years|decades)|the\s+coming\s+\w+)\b", re.I)
 #: A month with no year after it ("in July", "on July 25", "25 July"), not part of a range or a name.
 _BARE_MONTH = re.compile(r"(?<![\w-])(?:\d{1,2}\s+)?(" + "|".join(MONTHS) + r")(?:\s+(\d{1,2})(?:st|nd|rd|th)?)?\b"
                          r"(?![-–—]|\s*[-–—]\s*\w)(?!,?\s+(?:of\s+)?\d{4})(?!\s+[A-Z\d])")
@@ -124,7 +129,7 @@ def relative_spans(sentence: str) -> list[tuple[int, int]]:
 
 def has_relative_time(sentence: str) -> bool:
     """True when the sentence dates something relative to when it was written."""
-    return any(p.search(sentence) for p in (_YEAR, _MONTH, _DAY, _AGO))
+    return any(p.search(sentence) for p in (_YEAR, _MONTH, _DAY, _AGO, _VAGUE))
 
 
 def _tense(token: Any) -> str:
@@ -189,7 +194,7 @@ def anchor(sentence: str, published: str) -> str | None:
     day = page_date(published)
     if not has_relative_time(sentence):
         return _bare_months(sentence, day) if day else sentence
-    if day is None:
+    if day is None or _VAGUE.search(sentence):
         return None
     future = False
     if any(m[1] for m in _DAY.finditer(sentence)):  # a weekday: which way from the page's date?

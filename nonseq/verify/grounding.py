@@ -21,6 +21,7 @@ import numpy as np
 from nonseq.text.citations import count_citations, drop_orphan_markers, resolve_markers
 from nonseq.text.markers import MARKER_RE, expand_marker
 from nonseq.text.sentences import prose_mask, split_sentences
+from nonseq.text.voice import unframed
 from nonseq.text.words import plain, words
 from nonseq.verify.support import SupportChecker
 
@@ -187,7 +188,7 @@ def check_grounding(
     mask = prose_mask(fixed)
     spans = [(a, b) for a, b in split_sentences(fixed, mask)
              if len(words(fixed[a:b])) >= th.min_words]
-    sentences = [plain(fixed[a:b]) for a, b in spans]
+    sentences = [unframed(plain(fixed[a:b])) for a, b in spans]  # a frame's page title is the article's
     checker = checker or SupportChecker(tokenize=tokenize, dense=embed is not None)
     dense = checker.dense
     scores = Matcher([f.text for f in facts], checker).best(sentences)

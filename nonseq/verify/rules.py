@@ -183,6 +183,8 @@ def new_words(sentence: str, sources: Sequence[str]) -> list[str]:
 
 #: Two sentences say the same when they share this many content words at this content-word cosine.
 REPEAT_WORDS, REPEAT_COSINE = 4, 0.75
+#: A sentence an earlier one of the article supports at the check's own decision point says nothing new.
+REPEAT_SUPPORT = 0.5
 
 
 def near_repeat(a: Sequence[str], b: Sequence[str]) -> bool:
@@ -216,6 +218,7 @@ class Verifier:
         self.allow_imperative = allow_imperative  # how-to articles give orders ("Keep the lid closed.")
         self.seen: set[tuple[str, ...]] = set()
         self.said: list[tuple[str, ...]] = []  # content stems of every accepted sentence
+        self.texts: list[str] = []  # every accepted sentence
 
     def rules(self, sentence: str, sources: Sequence[str], own: bool = True) -> tuple[list[str], list[str]]:
         """The hard-rule failures of one sentence, and what it holds that the sources lack.
@@ -293,9 +296,27 @@ class Verifier:
         score = self.support.scores([(sentence, list(sources))])[0]
         if score < self.min_support and not (quoted or copied):
             return Verdict(False, score, [f"support {score:.2f} < {self.min_support:.2f}"], missing)
+        implied = self.implied(sentence)
+        if implied:
+            return Verdict(False, score, [implied], missing)
         return Verdict(True, score)
+
+    def implied(self, sentence: str) -> str:
+        """Why the sentence repeats by meaning: an earlier sentence of the article that shares at least
+        `REPEAT_WORDS` of its content words supports it at the check's decision point (`REPEAT_SUPPORT`),
+        so it says nothing new ("" when none does)."""
+        own = set(stems(sentence))
+        earlier = [t for t, st in zip(self.texts, self.said, strict=True) if len(own.intersection(st)) >= REPEAT_WORDS]
+        if not earlier:
+            return ""
+        scores = self.support.scores([(sentence, [text]) for text in earlier])
+        best = max(range(len(scores)), key=scores.__getitem__)
+        if scores[best] < REPEAT_SUPPORT:
+            return ""
+        return f"says what an earlier sentence says (it supports this at {scores[best]:.2f}: {earlier[best][:60]!r})"
 
     def accept(self, sentence: str) -> None:
         """Record a sentence as said (a later repeat of it, or of what it says, fails)."""
         self.seen.add(_key(sentence))
         self.said.append(stems(sentence))
+        self.texts.append(sentence)

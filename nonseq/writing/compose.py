@@ -25,10 +25,21 @@ from difflib import SequenceMatcher
 from typing import TYPE_CHECKING, Any
 
 from nonseq.events import Kind, Progress, Step, emit
+from nonseq.text.abbreviations import definitions, spelled_out
 from nonseq.text.furniture import unlink
 from nonseq.text.leaning import TITLES, leaning_reason, surname_referent
 from nonseq.text.sentences import split, strip_dateline
-from nonseq.text.voice import SPEECH, SPEECH_TAIL, according_to, opinion, opinion_page, site_name, speech
+from nonseq.text.voice import (
+    SPEECH,
+    SPEECH_TAIL,
+    according_to,
+    opinion,
+    opinion_page,
+    page_title,
+    site_name,
+    speech,
+    unframed,
+)
 from nonseq.text.words import tokens
 from nonseq.verify.rules import Verdict, Verifier
 
@@ -192,7 +203,7 @@ def source_name(unit: Unit) -> str:
     name = site_name(first.title, first.url)
     if name:
         return name
-    title = " ".join(first.title.split())
+    title = page_title(first.title)
     if len(title) > TITLE_CHARS:  # cut at a word, never inside one
         title = title[:TITLE_CHARS + 1].rsplit(" ", 1)[0].rstrip(",;:—–-") + "…"
     return f"“{title}”" if title else "the source"
@@ -212,8 +223,9 @@ def own_words(unit: Unit, max_quote_words: int) -> tuple[str, str, str]:
         text = quotation(first, max_quote_words)
         return "quote", text, text
     body = " ".join(s.text for s in unit.sentences)
-    if held_view(unit):
-        return "verbatim", body, according_to(body, source_name(unit), keeps_case(body))
+    if held_view(unit):  # each sentence of a pair framed: the second is the page's view as much as the first
+        name = source_name(unit)
+        return "verbatim", body, " ".join(according_to(s.text, name, keeps_case(s.text)) for s in unit.sentences)
     return "verbatim", body, body
 
 
@@ -223,7 +235,8 @@ def keeps_case(sentence: str) -> bool:
 
     doc = parse(sentence)
     first = next((t for t in doc if not t.is_punct), None)
-    return first is not None and (first.pos_ == "PROPN" or first.text == "I" or first.text.isupper())
+    return first is not None and (first.pos_ == "PROPN" or first.text == "I"
+                                  or (first.text.isupper() and len(first.text) > 1))
 
 
 class Composer:
@@ -312,20 +325,23 @@ def standing(records: list[SentenceRecord], title: str = "",
     (`text.leaning`: "It ...", "these cytokines", "also", `He said: “...”`) must follow, in its
     section, a sentence citing the same source; one naming a person by surname only, whose full name
     its page (`pages`: a page's sentences by url) gives and the article (`title` first) has not given
-    before it, is left out wherever it stands. What is left out is made "dropped", with the reason
-    as its last attempt."""
+    before it, is left out wherever it stands. An abbreviation the article has not used is spelled
+    out where a page spells it out (`text.abbreviations`). What is left out is made "dropped", with
+    the reason as its last attempt."""
     out: list[SentenceRecord] = []
     said = [title] if title else []
+    defs = definitions(s for page in (pages or {}).values() for s in page)
     for rec in records:
         if rec.made == "dropped":
             continue
         prev = out[-1] if out and out[-1].section == rec.section else None
-        first = (split(rec.text) or [rec.text])[0]
+        rec.text = spelled_out(rec.text, said, defs)  # an abbreviation's long form put back from a page
+        first = unframed((split(rec.text) or [rec.text])[0])  # the frame's title is not the source's text
         page = (pages or {}).get(rec.unit.sentences[0].url, [])
         why = leaning_reason(first, page, said)
         if why and why.startswith("surname"):
             rec.text = named_in_full(rec.text, first, page, said)  # the referent put back from its page
-            first = (split(rec.text) or [rec.text])[0]
+            first = unframed((split(rec.text) or [rec.text])[0])
             why = leaning_reason(first, page, said)
         if why and (why.startswith("surname") or prev is None or prev.unit.n != rec.unit.n):
             rec.attempts.append(Attempt("assemble", rec.text, Verdict(
@@ -364,10 +380,13 @@ def _layout(guidance: str) -> str:
     return "numbered" if "numbered list" in g else "bullets" if "bullet" in g else "paragraph"
 
 
-def assemble(plan: WritePlan, records: list[SentenceRecord], headings: bool) -> str:
-    """The article body: one `# ` headline, then each section's sentences in schema order."""
+def assemble(plan: WritePlan, records: list[SentenceRecord], headings: bool,
+             pages: dict[str, list[str]] | None = None) -> str:
+    """The article body: one `# ` headline, then each section's sentences in schema order. `pages`: each
+    source page's sentences by url, where names and abbreviations are looked up (by default the plan's
+    own sentences, `page_sentences`)."""
     out = [f"# {' '.join(plan.title.split())}"]
-    kept = standing(records, plan.title, page_sentences(plan))
+    kept = standing(records, plan.title, pages if pages is not None else page_sentences(plan))
     for si, sec in enumerate(plan.sections):
         lines = [_line(r) for r in kept if r.section == si]
         if not lines:

@@ -9,7 +9,7 @@ article and `Written.prompt_file()` (the plan, the prompts and every sentence's 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from nonseq.writing.compose import (
@@ -20,6 +20,7 @@ from nonseq.writing.compose import (
     counts,
     dropped,
     messages,
+    page_sentences,
     records_markdown,
     review,
 )
@@ -48,6 +49,7 @@ class Written:
     facts: list[FactChunk]
     seconds: float = 0.0
     cpu_seconds: float = 0.0
+    pages: dict[str, list[str]] = field(default_factory=dict)  # each source page's sentences (full_pages)
 
     @property
     def made(self) -> dict[str, int]:
@@ -92,6 +94,23 @@ def instructions() -> list[str]:
             for m in messages("", pair, lit) if m["role"] != "assistant"]
 
 
+def full_pages(ws: Workspace, plan: WritePlan) -> dict[str, list[str]]:
+    """Each source page's sentences, by url: every chunk research indexed of it, in page order, after
+    the plan's own sentences (a surname's full name or an abbreviation's long form is often in a part
+    of the page retrieval did not rank)."""
+    from nonseq.index.vector_store import research_collection
+    from nonseq.models import SourceKind
+    from nonseq.text.sentences import split
+
+    out = page_sentences(plan)
+    pages = {c.chunk.url: c.chunk.category for c in plan.chunks if c.group is SourceKind.RESEARCH}
+    for url, category in pages.items():
+        points = ws.store.scroll_all(research_collection(category), match={"url": url})
+        for point in sorted(points, key=lambda p: p.chunk.position):
+            out.setdefault(url, []).extend(split(point.chunk.text))
+    return out
+
+
 def write_planned(ws: Workspace, pack: ContextPack, llm: LLM, *, support: SupportCheck | None = None,
                   progress: Progress | None = None) -> Written:
     """Plan, compose and check one article from a context pack under [writing]."""
@@ -108,7 +127,8 @@ def write_planned(ws: Workspace, pack: ContextPack, llm: LLM, *, support: Suppor
     plan = build_plan(pack, schema, ws.embedder.embed, plan_settings(cfg))
     verifier = Verifier(support or support_for(ws), cfg.min_support, allow_imperative=schema.name == "how-to")
     records = Composer(llm, verifier, compose_settings(cfg), progress).run(plan)
-    body = assemble(plan, records, schema.headings)
+    pages = full_pages(ws, plan)
+    body = assemble(plan, records, schema.headings, pages)
     emit(progress, Step.GROUND, Kind.START, "grounding and quality check")
     facts = [FactChunk(n, text, url, title, "research", i)
              for i, (n, text, url, title) in enumerate(plan.facts())]
@@ -117,4 +137,4 @@ def write_planned(ws: Workspace, pack: ContextPack, llm: LLM, *, support: Suppor
     grounding = check_grounding(body, facts, tokenize=ws.sparse.tokenize, embed=ws.embedder.embed)
     quality = assess(grounding.text, grounding, instructions(), cfg, counts(records))
     return Written(plan, records, grounding.text, grounding, quality, facts,
-                   time.perf_counter() - started, time.process_time() - cpu)
+                   time.perf_counter() - started, time.process_time() - cpu, pages)
