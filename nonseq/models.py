@@ -11,6 +11,8 @@ from typing import Any
 
 #: The optional payload key of a chunk's document pages (written only when it has pages).
 PAGES_KEY = "pages"
+#: The extra payload key of the site section a page is filed under ("Opinion", "ideas"), from its metadata.
+SECTION_KEY = "section"
 #: Namespace for deterministic point ids (uuid5).
 POINT_NAMESPACE = uuid.UUID("6f1c2b8e-4d0a-5b7e-9a31-2c4e5f607182")
 

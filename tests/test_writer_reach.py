@@ -192,3 +192,50 @@ def test_grounding_reads_a_framed_sentence_without_its_frame(ws: Any, embed: Any
     facts = [FactChunk(1, fact, "http://127.0.0.1/a", "Hong Kong chaos", "research", 0)]
     result = check_grounding(body, facts, tokenize=ws.sparse.tokenize, embed=embed)
     assert result.sentences == 1 and result.unsupported == 0, result.details
+
+
+def test_the_eighth_rounds_rules() -> None:
+    """A page announcing its own list, a comparison with nothing before it, "a further 17", "soon" after an
+    unnamed event, a subordinate clause alone, short months and planned events, the shortest long form."""
+    from nonseq.text.parse import fragment
+    from nonseq.text.prose import reject_reason
+
+    assert reject_reason("Here are 15 tips to help overcome binge eating.", allow_second_person=True).startswith(
+        "text about the page")
+    assert reject_reason("The following year, the firm closed its plant.") == ""
+    assert leaning_reason("As a way of rough comparison, the SunShot Initiative aims to cut solar costs.")
+    assert leaning_reason("In comparison with 2018, sales of solar panels rose by a third.") is None
+    assert leaning_reason("A further 17 manufacturers had production operations ranging from 30 to 600 MW.")
+    assert leaning_reason("Further research is needed on the drug's side effects.") is None
+    assert leaning_reason("Answers soon began to roll in from labs across the country.")
+    assert leaning_reason("The app crashed shortly after its launch in March 2019.") is None
+    assert fragment("Because space travel and sustaining life off Earth are anything but easy.") == (
+        "a subordinate clause alone")
+    assert fragment("While prices rose, sales of the phone fell by a third.") == ""
+    assert anchor("Sentencing is scheduled for Feb. 14.", "2019-11-19") == "Sentencing is scheduled for Feb. 14, 2020."
+    assert anchor("He was arrested Oct. 3 at his home.", "2019-11-19") == "He was arrested Oct. 3, 2019 at his home."
+    defs = definitions(["NASA picked the nine companies with Commercial Lunar Payload Services (CLPS) in 2018.",
+                        "Astrobotic joined its Commercial Lunar Payload Services program (CLPS)."])
+    assert defs["CLPS"] == "Commercial Lunar Payload Services"
+
+
+def test_a_page_filed_under_an_opinion_section_is_its_authors_view() -> None:
+    """The section a page's metadata files it under ("ideas", "Opinion") reaches the plan and frames its sentences."""
+    from nonseq.models import SECTION_KEY
+    from nonseq.research.chunking import Chunker
+    from nonseq.research.extract import extract
+
+    html = ('<html><head><title>Banks for the broke | Wired</title><script type="application/ld+json">'
+            '{"@context":"http://schema.org","@type":"NewsArticle","headline":"Banks for the broke",'
+            '"articleSection":"ideas","datePublished":"2019-11-14"}</script></head><body><article>'
+            "<h1>Banks for the broke</h1><p>The latest wave of tech-based financial startups have a new angle on "
+            "the banking sector, and it is not a kind one to their customers.</p><p>Better banking is not a bad "
+            "idea, nor is it a tough sell for anyone who has tried to open an account.</p></article></body></html>")
+    doc = extract(html, "text/html", "http://127.0.0.1/story/banks")
+    assert doc is not None and doc.section == "ideas"
+    chunker = Chunker(lambda text: len(text.split()))  # a word count stands in for the tokenizer
+    chunk = next(chunker.iter_chunks(doc, topic_slug="t", category="finance", domain="127.0.0.1"))
+    assert chunk.extra[SECTION_KEY] == "ideas"
+    assert opinion_page("Banks for the broke", "http://127.0.0.1/story/banks", "ideas")
+    assert opinion_page("x", "http://127.0.0.1/a", "Opinion")
+    assert not opinion_page("x", "https://thehill.com/blogs/blog-briefing-room/news/x", "Blog Briefing Room - News")

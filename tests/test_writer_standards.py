@@ -250,7 +250,8 @@ def test_relative_time_is_anchored_to_the_page_date_or_left_out() -> None:
     assert anchor("She said, “We met in July and agreed.”", "2019-11-19") == "She said, “We met in July and agreed.”"
     assert anchor("In July, NASA awarded three contracts.", "") == "In July, NASA awarded three contracts."
     assert anchor("Stadia's launch day is Tuesday.", "2019-11-18") is None
-    assert anchor("The vote is scheduled for Thursday.", "2019-11-18") is None
+    assert anchor("The vote is scheduled for Thursday.", "2019-11-18") == (  # a planned event points forward
+        "The vote is scheduled for 21 November 2019.")
 
 
 def test_a_long_page_title_is_cut_at_a_word_where_a_sentence_is_framed_as_its_pages() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
-from nonseq.models import Chunk, SourceKind, provenance_header
+from nonseq.models import SECTION_KEY, Chunk, SourceKind, provenance_header
 from nonseq.research.extract import Document
 from nonseq.text.sentences import sentences
 
@@ -100,6 +100,8 @@ class Chunker:
             chunk = Chunk(text=_join(window), topic_slug=topic_slug, category=category, url=doc.url,
                           domain=domain, title=doc.title, published=doc.published, content_hash=digest,
                           trust_boost=trust_boost, source_kind=source_kind, position=n)
+            if doc.section:
+                chunk.extra[SECTION_KEY] = doc.section
             if doc.line_pages:
                 chunk.pages, breaks = _pages_of(window)
                 if breaks:

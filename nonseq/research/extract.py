@@ -49,6 +49,8 @@ class Document:
     author: str = ""
     published: str = ""
     site_name: str = ""
+    #: The site's section(s) the page is filed under, from its metadata ("Opinion", "ideas"; "" when none).
+    section: str = ""
     kind: str = HTML
     #: The page each line of `text` comes from (documents with fixed pages, e.g. PDFs; else empty).
     line_pages: list[int] = field(default_factory=list)
@@ -123,7 +125,7 @@ def extract_html(
     return Document(
         text=_tidy_lines(doc.text or ""), url=url, title=_one_line(doc.title),
         author=_one_line(doc.author), published=_one_line(doc.date),
-        site_name=_one_line(doc.sitename), kind=HTML,
+        site_name=_one_line(doc.sitename), section=_one_line(", ".join(doc.categories or [])), kind=HTML,
     )
 
 
@@ -165,7 +167,8 @@ def extract_fragments(tree: Any, url: str = "") -> Document | None:
     meta = _head_metadata(tree, url)
     return Document(text="\n".join(lines), url=url, title=_one_line(meta.title),
                     author=_one_line(meta.author), published=_one_line(meta.date),
-                    site_name=_one_line(meta.sitename), kind=HTML)
+                    site_name=_one_line(meta.sitename), section=_one_line(", ".join(meta.categories or [])),
+                    kind=HTML)
 
 
 def _head_metadata(tree: Any, url: str) -> Any:

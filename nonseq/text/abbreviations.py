@@ -45,7 +45,7 @@ def long_form(short: str, before: str) -> str:
 
 
 def definitions(sentences: Iterable[str]) -> dict[str, str]:
-    """Short form -> long form for every abbreviation the sentences spell out (the first one wins); a long
+    """Short form -> long form for every abbreviation the sentences spell out (the shortest wins); a long
     form that opens its sentence in lower-case words after the first ("Binge eating disorder (BED)") is
     given in lower case."""
     out: dict[str, str] = {}
@@ -53,7 +53,7 @@ def definitions(sentences: Iterable[str]) -> dict[str, str]:
         for pattern in (_PAREN, _OR):
             for m in pattern.finditer(sentence):
                 short = m[2]
-                if not any(ch.isupper() for ch in short) or short in out:
+                if not any(ch.isupper() for ch in short):
                     continue
                 found = long_form(short, m[1])
                 if not found:
@@ -61,7 +61,8 @@ def definitions(sentences: Iterable[str]) -> dict[str, str]:
                 rest = found.split()[1:]
                 if sentence.lstrip().startswith(found) and rest and all(w.islower() for w in rest):
                     found = found[0].lower() + found[1:]
-                out[short] = found
+                if short not in out or len(found) < len(out[short]):  # the shortest the pages give
+                    out[short] = found
     return out
 
 

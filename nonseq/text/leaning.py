@@ -55,7 +55,8 @@ OPENING_CONNECTIVES = ("afterward", "afterwards", "then", "eventually", "still",
                        "after all", "above all", "in short", "in sum", "in summary", "in conclusion", "to sum up",
                        "all in all", "overall")
 _OPENING = re.compile(r"^\W*(" + "|".join(sorted(OPENING_CONNECTIVES, key=len, reverse=True)).replace(" ", r"\s+")
-                      + r")(?:\s*,|(?<=then)\s+(?=[a-z]))|,\s*(then)\s*,", re.I)
+                      + r")(?:\s*,|(?<=then)\s+(?=[a-z]))|,\s*(then)\s*,"
+                      r"|^\W*((?:by|in|for|as an?)\b[^,]{0,30}\bcomparison)\s*,", re.I)  # "As a rough comparison,"
 DEMONSTRATIVES = frozenset(("this", "these", "that", "those"))
 PERSON = frozenset(("he", "she", "him", "her", "his", "hers", "himself", "herself"))
 THING = frozenset(("it", "its", "itself"))
@@ -97,7 +98,7 @@ def _connective(doc: Any) -> str:
     """A connective adverb inside the sentence ("..., however, ...") or one that opens it ("Afterward, ...")."""
     opening = _OPENING.search(doc.text)
     if opening:
-        return f'connective "{opening.group(1) or opening.group(2)}"'
+        return f'connective "{opening.group(1) or opening.group(2) or opening.group(3)}"'
     for t in doc:
         if t.lower_ in CONNECTIVES and t.pos_ in ("ADV", "CCONJ", "SCONJ") and t.dep_ in ("advmod", "cc"):
             after = doc[t.i + 1].lower_ if t.i + 1 < len(doc) else ""
@@ -233,6 +234,9 @@ def _additive(doc: Any) -> str:
             return 'additive "as well"'
         elif word == "either" and t.dep_ == "advmod" and " or " not in text[t.idx:]:
             return 'additive "either"'
+        elif (word in ("further", "additional") and t.i and doc[t.i - 1].lower_ in ("a", "an")
+              and t.head.pos_ in ("NOUN", "PROPN", "NUM")):  # "A further 17 manufacturers", "an additional fee"
+            return f'additive "{doc[t.i - 1].text} {t.text}"'
     return ""
 
 
@@ -271,6 +275,11 @@ def _counted(doc: Any) -> str:
         if (word in ("following", "previous", "preceding") and t.i and doc[t.i - 1].lower_ == "the"
                 and t.head.lemma_.lower() in TIME_NOUNS):
             return f'time counted from an event the sentence does not name ("the {t.text} {t.head.text}")'
+        after = doc[t.i + 1].lower_ if t.i + 1 < len(doc) else ""
+        if (word in ("soon", "shortly") and t.dep_ == "advmod" and t.head.tag_ in ("VBD", "VBN")
+                and after not in ("after", "before", "afterward", "afterwards", "thereafter")
+                and not any(c.lower_ in ("after", "before", "afterward", "afterwards") for c in t.children)):
+            return f'time counted from an event the sentence does not name ("{t.text} {t.head.text}")'
     return ""
 
 

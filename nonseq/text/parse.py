@@ -178,6 +178,12 @@ def lemmas(text: str) -> frozenset[str]:
     return frozenset(t.lemma_.lower() for t in parse(text))
 
 
+#: Words that make a clause depend on another ("because", "although"); "that" and "whether" are left out
+#: (a parse may hang a main clause on them), and so is "so" ("So the plan failed.").
+_SUBORDINATORS = frozenset(("because", "although", "though", "while", "whereas", "if", "unless", "since",
+                            "when", "whenever", "once", "until", "till", "after", "before", "as"))
+
+
 def fragment(text: str, allow_imperative: bool = False) -> str:
     """Why a text is no statement ("no finite verb", "no subject"), or "" when it is one."""
     doc = parse(text)
@@ -186,6 +192,10 @@ def fragment(text: str, allow_imperative: bool = False) -> str:
         if allow_imperative and _imperative(doc):
             return ""
         return "no finite verb"
+    roots = [t for t in doc if t.dep_ == "ROOT"]
+    if len(roots) == 1 and any(c.lower_ in _SUBORDINATORS and (c.dep_ == "mark" or (c.dep_ == "advmod" and c.i == 0))
+                               for c in roots[0].children):
+        return "a subordinate clause alone"  # "Because space travel is anything but easy."
     if any(t.dep_ in _SUBJECTS | _PASSIVE_SUBJECTS for t in doc):
         return ""
     if allow_imperative and _imperative(doc):

@@ -143,6 +143,10 @@ _META = re.compile(
     r"scroll (?:down|up)|javascript|your browser|updated (?:on|at)\b|last updated|"
     r"published (?:on|at)\b|related (?:articles?|stories|coverage)|more stories|"
     r"register (?:now|here|for free)|free trial|buy now)", re.I)
+#: A sentence that announces what the page goes on to list ("Here are 15 tips ...", "Below are ...", "In this
+#: guide, ..."): the article does not hold the list.
+_ANNOUNCE = re.compile(r"^\W*(?:here(?:'s|’s| is| are)|below(?: is| are|,)|the following (?:is|are)|"
+                       r"in this (?:article|post|guide|piece|story|list|review)\b)", re.I)
 _INSTRUCTION = re.compile(
     r"\b(?:ignore (?:all |any |the )?(?:previous|above|prior|earlier)|disregard (?:all|any|the|"
     r"previous)|you are (?:now )?(?:a|an|the) (?:helpful|ai|assistant|language)|as an ai\b|"
@@ -193,6 +197,7 @@ def reject_reason(sentence: str, *, allow_second_person: bool = False, max_words
         (_BYLINE.search(sentence), "byline or author note"),
         (_CAPTION.search(sentence), "caption or photo credit"),
         (_META.search(sentence), "text about the page (published, click, subscribe...)"),
+        (_ANNOUNCE.search(sentence), "text about the page (announces what it goes on to list)"),
         (not _END.search(sentence), "heading or label: no sentence end"),
         (sentence.rstrip("\"'”’)] ").endswith("?"), "question"),
         (_is_table(sentence), "table row or list of figures"),

@@ -122,13 +122,22 @@ _REVIEW_PATH = re.compile(r"(?:^|[/_-])reviews?(?:$|[/_.-])", re.I)
 _REVIEW_TITLE = re.compile(r"^review\s*[:|—–-]|\breview\s*[:|—–]|[|—–-]\s*review\s*$", re.I)
 
 
-def opinion_page(title: str, url: str) -> bool:
+#: Site sections of opinion (a page's metadata: schema.org articleSection, article:section): "Opinion",
+#: "Ideas" (Wired's, The Atlantic's), "Commentary", "Comment is free", "Perspectives", "Voices".
+_OPINION_SECTION = re.compile(r"^(?:opinions?|ideas|commentary|comment(?: is free)?|editorials?|columns?|"
+                              r"columnists?|op-?eds?|perspectives?|voices|letters|reviews?)$", re.I)
+
+
+def opinion_page(title: str, url: str, section: str = "") -> bool:
     """True when a page is an opinion piece (an opinion, commentary, op-ed, editorial or column section of
-    its site) or a review, by its address or its title: every sentence of it is its author's view."""
+    its site, by its address, its title or the section its metadata files it under) or a review: every
+    sentence of it is its author's view."""
     path = urlsplit(url).path if url.startswith(("http://", "https://")) else ""
     title = title or ""
+    sections = [s.strip() for s in re.split(r"[,;|/]", section or "")]
     return bool(_OPINION_PATH.search(path) or _OPINION_TITLE.search(title)
-                or _REVIEW_PATH.search(path) or _REVIEW_TITLE.search(title))
+                or _REVIEW_PATH.search(path) or _REVIEW_TITLE.search(title)
+                or any(_OPINION_SECTION.match(s) for s in sections))
 
 
 def reported_speech(sentence: str) -> bool:

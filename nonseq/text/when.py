@@ -43,7 +43,11 @@ _AGO = re.compile(r"\b(more than |over |nearly |almost |about |around |roughly |
 _VAGUE = re.compile(r"\b(?:recent(?:ly)?|lately|of late|(?:the\s+)?(?:past|last|next|coming)\s+(?:few\s+|several\s+|"
                     r"couple\s+of\s+|many\s+)?(?:days|weeks|months|years|decades)|the\s+coming\s+\w+)\b", re.I)
 #: A month with no year after it ("in July", "on July 25", "25 July"), not part of a range or a name.
-_BARE_MONTH = re.compile(r"(?<![\w-])(?:\d{1,2}\s+)?(" + "|".join(MONTHS) + r")(?:\s+(\d{1,2})(?:st|nd|rd|th)?)?\b"
+#: News style's short months before a day ("Feb. 14", "Sept. 3").
+SHORT_MONTHS = {"Jan.": 1, "Feb.": 2, "Aug.": 8, "Sept.": 9, "Sep.": 9, "Oct.": 10, "Nov.": 11, "Dec.": 12}
+_SHORT = "|".join(re.escape(m) for m in sorted(SHORT_MONTHS, key=len, reverse=True))
+_BARE_MONTH = re.compile(r"(?<![\w-])(?:\d{1,2}\s+)?(" + "|".join(MONTHS) + r"|(?:" + _SHORT + r")(?=\s+\d))"
+                         r"(?:\s+(\d{1,2})(?:st|nd|rd|th)?)?(?:\b|(?<=\.))"
                          r"(?![-–—]|\s*[-–—]\s*\w)(?!,?\s+(?:of\s+)?\d{4})(?!\s+[A-Z\d])")
 _IN_MONTH = re.compile(r"\b((?:in|since|until|by|from|early|late|mid-?)\s+(?:" + "|".join(MONTHS) + r"))\s+"
                        r"(this|last|next) year\b", re.I)
@@ -132,17 +136,23 @@ def has_relative_time(sentence: str) -> bool:
     return any(p.search(sentence) for p in (_YEAR, _MONTH, _DAY, _AGO, _VAGUE))
 
 
+#: Verbs whose present passive points forward ("Sentencing is scheduled for Feb. 14").
+_PLANNED = frozenset(("schedule", "slate", "set", "plan", "expect", "due"))
+
+
 def _tense(token: Any) -> str:
     """"past" or "future" for the verb a token hangs on, "" for a present verb (read from the parse)."""
     verb = token
     while verb.head.i != verb.i and verb.pos_ not in ("VERB", "AUX"):
         verb = verb.head
     helpers = {c.lower_ for c in verb.children if c.dep_ in ("aux", "auxpass")}
-    if helpers & {"will", "shall", "'ll", "wo"}:
-        return "future"
+    if helpers & {"will", "shall", "'ll", "wo"} or (verb.lemma_.lower() in _PLANNED and helpers & {"is", "are"}):
+        return "future"  # "will launch"; "is scheduled for", "are due"
     if (verb.tag_ == "VBD" or helpers & {"was", "were", "had", "has", "have", "did"}
             or (verb.tag_ == "VBN" and not helpers)):  # a participle on its own: "a letter posted Tuesday"
         return "past"
+    if not helpers and verb.tag_ == "VBG" and verb.head.i != verb.i:  # "pleaded guilty to threatening in March"
+        return _tense(verb.head)
     return ""
 
 
@@ -175,7 +185,7 @@ def _bare_months(sentence: str, day: date) -> str:
         if (token is None or token.pos_ != "PROPN" or any(a <= m.start() < b for a, b in quoted)
                 or re.search(r"\b(?:until|till|by|through)\s+(?:\d{1,2}\s+)?$", sentence[:m.start()], re.I)):
             continue
-        tense, month = _tense(token), MONTHS.index(m[1]) + 1
+        tense, month = _tense(token), SHORT_MONTHS.get(m[1]) or MONTHS.index(m[1]) + 1
         if tense == "past" and month <= day.month:
             year = day.year
         elif tense == "future":
@@ -205,12 +215,15 @@ def anchor(sentence: str, published: str) -> str | None:
     ago = {m.span(): _ago(m, day) for m in _AGO.finditer(sentence)}
     if None in ago.values():
         return None
-    text = _AGO.sub(lambda m: ago[m.span()] or "", sentence)
+    # a bare month is dated before the weekday's date is written in (a year the page named decides, not
+    # ours), unless a year is counted ("a year ago in July", "in July last year"): then it is that year's
+    counted = any(p.search(sentence) for p in (_AGO, _YEAR, _IN_MONTH))
+    text = sentence if counted else _bare_months(sentence, day)
+    text = _AGO.sub(lambda m: _ago(m, day) or "", text)
     text = _IN_MONTH.sub(lambda m: f"{m[1]} {day.year + {'this': 0, 'last': -1, 'next': 1}[m[2].lower()]}", text)
     text = _YEAR.sub(lambda m: _year(m, day), text)
     text = _MONTH.sub(lambda m: _month(m, day), text)
     text = _DAY.sub(lambda m: _day(m, day, future), text)
     text = re.sub(r"\b(on|in) (on|in) ", r"\2 ", text)
-    text = re.sub(r"\b(by|until|since|from|before|after) (?:on|in) ", r"\1 ", text, flags=re.I)
-    text = _bare_months(text, day)
+    text = re.sub(r"\b(by|until|since|from|before|after|for) (?:on|in) ", r"\1 ", text, flags=re.I)
     return text[:1].upper() + text[1:]

@@ -212,7 +212,7 @@ def source_name(unit: Unit) -> str:
 def held_view(unit: Unit) -> bool:
     """True when a unit is someone's view: an opinion, verdict or prediction, or a sentence of an opinion page."""
     first = unit.sentences[0]
-    return opinion_page(first.title, first.url) or any(opinion(s.text) for s in unit.sentences)
+    return opinion_page(first.title, first.url, first.section) or any(opinion(s.text) for s in unit.sentences)
 
 
 def own_words(unit: Unit, max_quote_words: int) -> tuple[str, str, str]:
