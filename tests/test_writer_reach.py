@@ -209,6 +209,8 @@ def test_the_eighth_rounds_rules() -> None:
     assert leaning_reason("Further research is needed on the drug's side effects.") is None
     assert leaning_reason("Answers soon began to roll in from labs across the country.")
     assert leaning_reason("The app crashed shortly after its launch in March 2019.") is None
+    assert leaning_reason("Finding water vapor on Europa, he said, is the “next best thing” to liquid water.")
+    assert leaning_reason("When Paganini looked at the data, he saw a signal of water vapor.") is None
     assert fragment("Because space travel and sustaining life off Earth are anything but easy.") == (
         "a subordinate clause alone")
     assert fragment("While prices rose, sales of the phone fell by a third.") == ""

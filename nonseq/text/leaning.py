@@ -151,7 +151,16 @@ def _agrees(pronoun: str, noun: Any) -> bool:
         return False
     if pronoun in GROUP:
         return True
+    if pronoun in PERSON and noun.pos_ == "PROPN" and _place(noun):
+        return False  # "Finding water vapor on Europa, he said, ...": a place is never "he"
     return noun.tag_ not in ("NNS", "NNPS") and (pronoun in THING or _person(noun))
+
+
+def _place(noun: Any) -> bool:
+    """True when the named-entity recogniser reads a name as a place (run on its sentence only when asked)."""
+    if not noun.doc.has_annotation("ENT_IOB"):
+        people(noun.doc.text)  # annotates the cached parse
+    return str(noun.ent_type_) in ("LOC", "GPE", "FAC")
 
 
 def _expletive(t: Any) -> bool:
