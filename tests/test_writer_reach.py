@@ -216,6 +216,13 @@ def test_the_eighth_rounds_rules() -> None:
     assert fragment("While prices rose, sales of the phone fell by a third.") == ""
     assert anchor("Sentencing is scheduled for Feb. 14.", "2019-11-19") == "Sentencing is scheduled for Feb. 14, 2020."
     assert anchor("He was arrested Oct. 3 at his home.", "2019-11-19") == "He was arrested Oct. 3, 2019 at his home."
+    # a target year ("by 2030") does not stop a past month being dated; a future month's year stays open
+    target = "Data released by MOTIE in August put capacity at 1.64 GW, with 30.8 GW planned by 2030."
+    assert anchor(target, "2019-11-20") == target.replace("August", "August 2019")
+    assert anchor("The rover, due in 2021, will land on July 22.", "2019-11-20") == (
+        "The rover, due in 2021, will land on July 22.")
+    named = "In 2017, the firm opened a plant in July."
+    assert anchor(named, "2019-11-20") == named
     defs = definitions(["NASA picked the nine companies with Commercial Lunar Payload Services (CLPS) in 2018.",
                         "Astrobotic joined its Commercial Lunar Payload Services program (CLPS)."])
     assert defs["CLPS"] == "Commercial Lunar Payload Services"

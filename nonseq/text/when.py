@@ -169,10 +169,11 @@ def _bare_months(sentence: str, day: date) -> str:
     """A month named without its year ("In July, NASA awarded ...", "on July 25") given the year its verb
     points to from the page's date (news style: a month without a year is of the page's year, or for what
     will happen, the next such month). Left as it is: a month after the page's with a past verb, a present
-    verb ("In November, the air gets still"), "until"/"by" a month, a sentence that names a year, and a
-    month inside a quotation."""
-    if re.search(r"\b(?:1[5-9]|20)\d{2}\b", sentence):
-        return sentence
+    verb ("In November, the air gets still"), "until"/"by" a month, a sentence that names a year up to the
+    page's (not a target year: "by 2030"), and a month inside a quotation."""
+    years = [int(y) for y in re.findall(r"\b(?:1[5-9]|20)\d{2}\b", sentence)]
+    if any(y <= day.year for y in years):
+        return sentence  # the page named a year the month may be of; a later one ("by 2030") only a future's
     from nonseq.text.parse import parse
 
     found = list(_BARE_MONTH.finditer(sentence))
@@ -188,7 +189,7 @@ def _bare_months(sentence: str, day: date) -> str:
         tense, month = _tense(token), SHORT_MONTHS.get(m[1]) or MONTHS.index(m[1]) + 1
         if tense == "past" and month <= day.month:
             year = day.year
-        elif tense == "future":
+        elif tense == "future" and not years:
             year = day.year + (month < day.month)
         else:
             continue
