@@ -221,6 +221,11 @@ def test_the_eighth_rounds_rules() -> None:
     assert anchor(target, "2019-11-20") == target.replace("August", "August 2019")
     assert anchor("The rover, due in 2021, will land on July 22.", "2019-11-20") == (
         "The rover, due in 2021, will land on July 22.")
+    # a counted span is written as the span before or after the page's date; a vague one is not said
+    assert anchor("EV sales will grow during the next two years.", "2019-11-20") == (
+        "EV sales will grow during the two years after 20 November 2019.")
+    assert anchor("Sales fell over the past 12 months.", "2019-11-20") == (
+        "Sales fell over the 12 months before 20 November 2019.")
     named = "In 2017, the firm opened a plant in July."
     assert anchor(named, "2019-11-20") == named
     defs = definitions(["NASA picked the nine companies with Commercial Lunar Payload Services (CLPS) in 2018.",

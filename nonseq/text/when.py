@@ -42,6 +42,10 @@ _AGO = re.compile(r"\b(more than |over |nearly |almost |about |around |roughly |
 #: "in the coming weeks", "the next few days"): no date can be written for it, so its sentence is not said.
 _VAGUE = re.compile(r"\b(?:recent(?:ly)?|lately|of late|(?:the\s+)?(?:past|last|next|coming)\s+(?:few\s+|several\s+|"
                     r"couple\s+of\s+|many\s+)?(?:days|weeks|months|years|decades)|the\s+coming\s+\w+)\b", re.I)
+#: A span counted from the page's date with a number ("the next two years", "the past 12 months"): written as
+#: the span before or after the page's date ("the two years after 20 November 2019").
+_SPAN = re.compile(r"\bthe\s+(next|coming|past|last|previous)\s+(\d+|" + "|".join(_COUNTS) + r")\s+"
+                   r"(days|weeks|months|years|decades)\b", re.I)
 #: A month with no year after it ("in July", "on July 25", "25 July"), not part of a range or a name.
 #: News style's short months before a day ("Feb. 14", "Sept. 3").
 SHORT_MONTHS = {"Jan.": 1, "Feb.": 2, "Aug.": 8, "Sept.": 9, "Sep.": 9, "Oct.": 10, "Nov.": 11, "Dec.": 12}
@@ -128,12 +132,12 @@ def _ago(m: re.Match[str], day: date) -> str | None:
 
 def relative_spans(sentence: str) -> list[tuple[int, int]]:
     """Where the sentence's relative time phrases are ("this year", "on Tuesday"), as character spans."""
-    return [m.span() for pattern in (_YEAR, _MONTH, _DAY, _AGO) for m in pattern.finditer(sentence)]
+    return [m.span() for pattern in (_YEAR, _MONTH, _DAY, _AGO, _SPAN) for m in pattern.finditer(sentence)]
 
 
 def has_relative_time(sentence: str) -> bool:
     """True when the sentence dates something relative to when it was written."""
-    return any(p.search(sentence) for p in (_YEAR, _MONTH, _DAY, _AGO, _VAGUE))
+    return any(p.search(sentence) for p in (_YEAR, _MONTH, _DAY, _AGO, _VAGUE, _SPAN))
 
 
 #: Verbs whose present passive points forward ("Sentencing is scheduled for Feb. 14").
@@ -221,6 +225,8 @@ def anchor(sentence: str, published: str) -> str | None:
     counted = any(p.search(sentence) for p in (_AGO, _YEAR, _IN_MONTH))
     text = sentence if counted else _bare_months(sentence, day)
     text = _AGO.sub(lambda m: _ago(m, day) or "", text)
+    text = _SPAN.sub(lambda m: f"the {m[2]} {m[3]} {'after' if m[1].lower() in ('next', 'coming') else 'before'} "
+                               f"{_long(day)}", text)
     text = _IN_MONTH.sub(lambda m: f"{m[1]} {day.year + {'this': 0, 'last': -1, 'next': 1}[m[2].lower()]}", text)
     text = _YEAR.sub(lambda m: _year(m, day), text)
     text = _MONTH.sub(lambda m: _month(m, day), text)
