@@ -35,7 +35,7 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
-from nonseq.text.parse import parse, people
+from nonseq.text.parse import parse, people, with_entities
 from nonseq.text.prose import QUOTATION, leans_back
 from nonseq.text.voice import ATTRIBUTED
 from nonseq.text.when import MONTHS, relative_spans
@@ -158,8 +158,7 @@ def _agrees(pronoun: str, noun: Any) -> bool:
 
 def _place(noun: Any) -> bool:
     """True when the named-entity recogniser reads a name as a place (run on its sentence only when asked)."""
-    if not noun.doc.has_annotation("ENT_IOB"):
-        people(noun.doc.text)  # annotates the cached parse
+    with_entities(noun.doc)
     return str(noun.ent_type_) in ("LOC", "GPE", "FAC")
 
 

@@ -83,12 +83,16 @@ def parse(text: str) -> Any:
     return doc if doc is not None else _keep(text, _nlp()(_clip(text)))
 
 
-def people(text: str) -> frozenset[str]:
-    """The people the named-entity recogniser finds in a sentence ("Herbert", "von Moltke")."""
-    doc = parse(text)
+def with_entities(doc: Any) -> Any:
+    """The parsed sentence with the named-entity recogniser's labels (run on it once, only when asked)."""
     if not doc.has_annotation("ENT_IOB"):
         _nlp().get_pipe("ner")(doc)
-    return frozenset(e.text for e in doc.ents if e.label_ == "PERSON")
+    return doc
+
+
+def people(text: str) -> frozenset[str]:
+    """The people the named-entity recogniser finds in a sentence ("Herbert", "von Moltke")."""
+    return frozenset(e.text for e in with_entities(parse(text)).ents if e.label_ == "PERSON")
 
 
 def parse_many(texts: list[str]) -> None:

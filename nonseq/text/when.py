@@ -224,7 +224,7 @@ def anchor(sentence: str, published: str) -> str | None:
     # ours), unless a year is counted ("a year ago in July", "in July last year"): then it is that year's
     counted = any(p.search(sentence) for p in (_AGO, _YEAR, _IN_MONTH))
     text = sentence if counted else _bare_months(sentence, day)
-    text = _AGO.sub(lambda m: _ago(m, day) or "", text)
+    text = _AGO.sub(lambda m: ago[m.span()] or "", text)  # the spans hold: a count back leaves `text` as it was
     text = _SPAN.sub(lambda m: f"the {m[2]} {m[3]} {'after' if m[1].lower() in ('next', 'coming') else 'before'} "
                                f"{_long(day)}", text)
     text = _IN_MONTH.sub(lambda m: f"{m[1]} {day.year + {'this': 0, 'last': -1, 'next': 1}[m[2].lower()]}", text)
