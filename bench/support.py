@@ -1,13 +1,15 @@
 """Support-check benchmark: does a source support a claim? WiCE and SciFact, claim and sentence level.
 
-    python bench/support.py [--data PATH ...] [--corpus PATH] [--limit N] [--threads N] [--check legacy] [--json]
+    python bench/support.py [--data PATH ...] [--corpus PATH] [--limit N] [--threads N] [--check stack|roles|legacy] [--json]
 
 AttributionBench's format (`claim`, `references`: a list of passages or a Python-literal string of
 one, `attribution_label`, `src_dataset`, optional `question` and `id`) is read through
 nonseq.verify.support.check_support, the product's calibrated P(supported), at its decision point 0.5:
 macro-F1 in percent per `src_dataset` set and their plain mean (as the AttributionBench paper
 computes it), AUROC, milliseconds per claim, and the paper's published rows beside ours. `--check
-legacy` reads the same rows through the word-overlap stack (SupportChecker, at its own cuts) instead.
+stack` reads the same rows through the stack at 0.5 without the check of who does what, `--check roles`
+with the third amendment's parse rule, and `--check legacy` through the word-overlap stack
+(SupportChecker, at its own cuts).
 Scores each data set with the shipped nonseq.verify.support.SupportChecker and never refits:
 - claim level: each claim against its whole source (a WiCE evidence chunk, a SciFact abstract):
   AUROC of supported vs the rest and vs the closest other label (WiCE partially supported, SciFact
@@ -75,9 +77,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--limit", type=int, default=0, help="Only the first N claims of each file")
     p.add_argument("--threads", type=int, default=0,
                    help="onnxruntime threads of the check (default 0 = all cores, as `[embedding] threads` ships)")
-    p.add_argument("--check", choices=("product", "roles", "legacy"), default="product",
-                   help="AttributionBench rows: check_support at 0.5 (product), the stack at 0.5 with the parse's"
-                        " check of who does what (roles), or the word-overlap stack at its own cuts (legacy)")
+    p.add_argument("--check", choices=("product", "stack", "roles", "legacy"), default="product",
+                   help="AttributionBench rows: check_support at 0.5 (product: the stack read with who does what),"
+                        " the stack at 0.5 alone (stack) or with the third amendment's parse rule (roles), or the"
+                        " word-overlap stack at its own cuts (legacy)")
     p.add_argument("--json", action="store_true", help="Print one JSON object")
     return p.parse_args(argv)
 
@@ -205,7 +208,7 @@ def attribution(rows: list[dict[str, Any]], check: str, threads: int) -> dict[st
         results = SupportChecker(threads=threads).check_many(pairs)
         scores, pred = np.array([x.score for x in results]), np.array([x.supported for x in results])
     else:
-        scores = np.array(support_scores(pairs, threads=threads, roles=check == "roles"))
+        scores = np.array(support_scores(pairs, threads=threads, roles=check == "roles", who=check == "product"))
         pred = scores >= 0.5
     seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
     y = np.array([r["positive"] for r in rows])

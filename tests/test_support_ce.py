@@ -52,16 +52,18 @@ def test_made_pairs_swap_roles_and_keep_faithful_forms(nlp: Any) -> None:
 
 
 def test_check_support_without_the_head_is_the_stack_at_half() -> None:
-    """Until a head ships, check_support is the word-overlap stack with its cut moved to 0.5 (order kept)."""
+    """Until a head ships, check_support is the word-overlap stack with its cut moved to 0.5 (order kept),
+    read with who does what: the stack's decisions here, the verbatim claim raised over its stack score."""
     from nonseq.verify.support import SupportChecker, at_half
 
     assert at_half(0.2, 0.4) == 0.25 and at_half(0.4, 0.4) == 0.5 and at_half(0.7, 0.4) == 0.75
     checker = SupportChecker()
     pairs = [("Heat pump sales fell by 21 percent in 2024.", "Heat pump sales fell by 21 percent in 2024."),
              ("Heat pump sales rose by 40 percent in 1990.", "Heat pump sales fell by 21 percent in 2024.")]
-    got = support_scores(pairs)
+    got, stack = support_scores(pairs), support_scores(pairs, who=False)
     results = checker.check_many(pairs)
     assert [g >= 0.5 for g in got] == [r.supported for r in results] == [True, False]
+    assert stack[1] == pytest.approx(got[1]) and got[0] == pytest.approx(0.5 + 0.5 * stack[0])
     assert check_support(*pairs[0]) == pytest.approx(got[0], abs=1e-6)
 
 
@@ -70,7 +72,7 @@ def test_the_parse_check_puts_a_role_swap_under_the_decision_point() -> None:
     the word-overlap stack alone passes it; the faithful claim keeps its score."""
     source = ["Firefox was created by Mozilla in 2002.", "It was released in 2004."]
     pairs = [("Mozilla was created by Firefox in 2002.", source), ("Firefox was created by Mozilla in 2002.", source)]
-    plain, parsed = support_scores(pairs), support_scores(pairs, roles=True)
+    plain, parsed = support_scores(pairs, who=False), support_scores(pairs, roles=True)
     assert plain[0] >= 0.5 and parsed[0] < 0.5
     assert parsed[1] == pytest.approx(plain[1]) and parsed[1] >= 0.5
 

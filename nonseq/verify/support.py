@@ -32,12 +32,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from nonseq.text.polarity import opposites
-from nonseq.text.sentences import split_sentences
+from nonseq.text.sentences import sentences, split_sentences
 from nonseq.text.words import numbers
 from nonseq.verify.alignment import AlignmentHead, TokenEncoder, head_config
 from nonseq.verify.crossenc import CrossEncoder
 from nonseq.verify.crossenc import available as crossenc_available
-from nonseq.verify.roles import swapped_role
+from nonseq.verify.roles import exchanged, swapped_role
+from nonseq.verify.verbatim import verbatim
 
 if TYPE_CHECKING:
     from nonseq.workspace import Workspace
@@ -499,40 +500,75 @@ def at_half(score: float, cut: float) -> float:
 ROLE_FACTOR = 0.45
 
 
-def support_scores(pairs: Sequence[tuple[str, Source]], threads: int = 1, roles: bool = False) -> list[float]:
+#: A claim whose sentences are its source's own words (verify.verbatim) is raised to 0.5 + VERBATIM_LIFT * p.
+VERBATIM_LIFT = 0.5
+
+
+def support_scores(pairs: Sequence[tuple[str, Source]], threads: int = 1, roles: bool = False,
+                   who: bool = True) -> list[float]:
     """A support score per (claim, source) pair in [0, 1]; 0.5 decides.
 
     Without a shipped cross-encoder (data/support_ce.*), this is the word-overlap stack's score moved so
-    its cut lands on 0.5: the stack's order and decisions, not a calibrated probability. `roles` scales
-    a claim by ROLE_FACTOR when its agent or patient holds another role for the same verb in its
-    evidence (verify.roles.swapped_role): judged by its protocol and not the default, because it cost
-    2.3 points of AttributionBench dev macro-F1 while it lifted role swaps from 48.1 to 68.7
-    (docs/support-model.md)."""
+    its cut lands on 0.5 and read with who does what (`read_with_who`, training/support_ce/PROTOCOL.md's
+    sixth amendment): a claim that gives a name the role another name holds in its evidence sentence
+    falls under 0.5, a claim in its source's own words rises over it. Not a calibrated probability.
+    `who=False` gives the stack alone; `roles` (the third amendment's parse rule, judged and not shipped:
+    it cost 2.3 points of AttributionBench dev macro-F1) scales a claim by ROLE_FACTOR when its agent or
+    patient holds another role for the same verb in its evidence (verify.roles.swapped_role)."""
     if not pairs:
         return []
     if crossenc_available():
         return _cross_encoder(threads).scores([(" ".join(c.split()), source_units(s)) for c, s in pairs])
+    if who and not roles:
+        return who_scores(pairs, threads)
     scores, swapped = stack_scores(pairs, threads, roles)
     return [s * ROLE_FACTOR if flag else s for s, flag in zip(scores, swapped, strict=True)]
+
+
+def _stack(pairs: Sequence[tuple[str, Source]], threads: int) -> tuple[list[SupportResult], list[float]]:
+    """The word-overlap stack's results, and their scores moved so that each setting's cut lands on 0.5."""
+    checker = _legacy(threads)
+    results = checker.check_many(pairs)
+    cuts = [checker.stacks["sentence" if "whole" in r.features else "claim"].cut for r in results]
+    return results, [at_half(r.score, c) for r, c in zip(results, cuts, strict=True)]
 
 
 def stack_scores(pairs: Sequence[tuple[str, Source]], threads: int = 1,
                  roles: bool = True) -> tuple[list[float], list[bool]]:
     """The word-overlap stack's scores moved so its cut lands on 0.5, and per pair whether the claim's agent or
     patient holds another role for the same verb in the stack's evidence (all False without `roles`)."""
-    checker = _legacy(threads)
-    results = checker.check_many(pairs)
-    cuts = [checker.stacks["sentence" if "whole" in r.features else "claim"].cut for r in results]
-    scores = [at_half(r.score, c) for r, c in zip(results, cuts, strict=True)]
+    results, scores = _stack(pairs, threads)
     swapped = [roles and bool(swapped_role(claim, [e.text for e in r.evidence]))
                for r, (claim, _) in zip(results, pairs, strict=True)]
     return scores, swapped
+
+
+def who_scores(pairs: Sequence[tuple[str, Source]], threads: int = 1) -> list[float]:
+    """The stack's scores read with who does what (`read_with_who`)."""
+    return read_with_who(pairs, *_stack(pairs, threads))
+
+
+def read_with_who(pairs: Sequence[tuple[str, Source]], results: Sequence[SupportResult],
+                  scores: Sequence[float]) -> list[float]:
+    """Stack scores (0.5 decides) read with who does what: a claim that gives a name of its evidence sentence
+    the role another name holds there (verify.roles.exchanged) is scaled by ROLE_FACTOR, under 0.5; a claim
+    whose every sentence is an evidence sentence, whole or with words only cut (verify.verbatim), is raised
+    over 0.5. Order is kept within each group."""
+    out = []
+    for (claim, _), r, p in zip(pairs, results, scores, strict=True):
+        evidence = [e.text for e in r.evidence]
+        if exchanged(claim, evidence):
+            p *= ROLE_FACTOR
+        elif verbatim(claim, [s for e in evidence for s in sentences(e)]):
+            p = 0.5 + VERBATIM_LIFT * p
+        out.append(p)
+    return out
 
 
 def check_support(claim: str, source: Source, threads: int = 1) -> float:
     """How strongly the source supports the whole claim, in [0, 1]: supported when >= 0.5.
 
     The source is a passage or a list of passages. See `support_scores` for what the score is today
-    (the word-overlap stack at its own cut unless a cross-encoder ships).
+    (the word-overlap stack at its own cut, read with who does what, unless a cross-encoder ships).
     """
     return support_scores([(claim, source)], threads)[0]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -140,16 +141,19 @@ def by_kind(pairs: list[Pair]) -> dict[str, int]:
 
 
 
-def latency(pairs: list[Pair], n: int, threads: int) -> dict[str, Any]:
-    """Milliseconds of check_support on one- or two-sentence sources, one call per pair (median, p90)."""
+def latency(pairs: list[Pair], n: int, threads: int,
+            score: Callable[[str, Any, int], float] | None = None) -> dict[str, Any]:
+    """Milliseconds of a check (check_support unless `score` is given) on one- or two-sentence sources, one
+    call per pair (median, p90)."""
     from nonseq.verify.support import check_support
 
+    check = score or check_support
     items = [p for p in pairs if p.kind in ("scifact_rationale", "wice_oracle") and len(p.source) <= 2][:n]
-    check_support("Warm up.", "Warm up.", threads)
+    check("Warm up.", "Warm up.", threads)
     times = []
     for p in items:
         started = time.perf_counter()
-        check_support(p.claim, p.source, threads)
+        check(p.claim, p.source, threads)
         times.append(1000 * (time.perf_counter() - started))
     return {"pairs": len(times), "threads": threads, "median_ms": round(float(np.median(times)), 1),
             "p90_ms": round(float(np.percentile(times, 90)), 1)}
