@@ -332,3 +332,17 @@ def test_review_keys_keep_every_decision(ws: Workspace) -> None:
     assert got[ids[2]].status == "kept" and ids[3] not in got
     assert got[ids[0]].status == "edited" and got[ids[0]].text.endswith("Pro model.")
     assert got[ids[4]].status == "pending"
+
+
+def test_a_fact_that_swaps_who_does_what_is_not_kept(ws: Workspace) -> None:
+    """The extraction check reads who does what: a fact whose names trade places in its quote is flagged
+    `swapped_role` and left out, where the word-overlap score alone would keep it; the faithful fact stays."""
+    from nonseq.knowledge.extract import check
+
+    quote = "MNT is the registered trade mark of Healthline Media, which bought it in 2016."
+    swapped = FactRecord(text="Healthline Media is the registered trade mark of MNT.", category="health", quote=quote)
+    faithful = FactRecord(text="MNT is the registered trade mark of Healthline Media.", category="health", quote=quote)
+    kept = check(ws, [swapped, faithful])
+    assert kept == [faithful] and "swapped_role" not in faithful.flags
+    assert "swapped_role" in swapped.flags and swapped.support is not None
+    assert swapped.support < faithful.support

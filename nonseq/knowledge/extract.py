@@ -300,14 +300,15 @@ def llm_facts(llm: Any, topic: Topic, page: Page, prose: str, max_words: int,
 
 
 def check(ws: Workspace, facts: list[FactRecord]) -> list[FactRecord]:
-    """Run the support check of each fact against its quote; keep the supported ones."""
+    """Run the support check of each fact against its quote, who does what included; keep the supported ones."""
     if not facts:
         return []
-    from nonseq.verify.support import checker_for
+    from nonseq.verify.support import checker_for, with_roles
 
     results = checker_for(ws).check_many([(f.text, f.quote) for f in facts], setting="claim")
     kept = []
-    for fact, result in zip(facts, results, strict=True):
+    for fact, checked in zip(facts, results, strict=True):
+        result = with_roles(fact.text, fact.quote, checked)
         fact.support = round(float(result.score), 4)
         fact.flags = list(result.flags)
         if result.supported:

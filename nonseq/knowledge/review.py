@@ -144,11 +144,12 @@ def edit_fact(ws: Workspace, fact_id: int, *, text: str | None = None, kind: str
 
 
 def recheck(ws: Workspace, fact: FactRecord) -> None:
-    """Run the support check of the fact's text against its quote (hand-written facts need none)."""
+    """Run the support check of the fact's text against its quote, who does what included (hand-written facts
+    need none)."""
     if not fact.quote or fact.extractor == records.HUMAN:
         return
-    from nonseq.verify.support import checker_for
+    from nonseq.verify.support import checker_for, with_roles
 
-    result = checker_for(ws).check(fact.text, fact.quote, setting="claim")
+    result = with_roles(fact.text, fact.quote, checker_for(ws).check(fact.text, fact.quote, setting="claim"))
     fact.support = round(float(result.score), 4)
     fact.flags = list(result.flags) + ([] if result.supported else ["unsupported"])

@@ -24,7 +24,7 @@ import json
 import math
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -563,6 +563,17 @@ def read_with_who(pairs: Sequence[tuple[str, Source]], results: Sequence[Support
             p = 0.5 + VERBATIM_LIFT * p
         out.append(p)
     return out
+
+
+def with_roles(claim: str, source: str, result: SupportResult) -> SupportResult:
+    """A support result read with who does what: a claim that gives a name of its source sentence the role
+    another name holds there (verify.roles.exchanged) is flagged `swapped_role`, scaled by ROLE_FACTOR and
+    not supported ("Mozilla is a web browser" from "Firefox is a web browser, Mozilla's flagship")."""
+    why = exchanged(claim, [source])
+    if not why:
+        return result
+    return replace(result, score=result.score * ROLE_FACTOR, supported=False,
+                   flags=[*result.flags, "swapped_role"], missing=[*result.missing, why])
 
 
 def check_support(claim: str, source: Source, threads: int = 1) -> float:
