@@ -1,6 +1,7 @@
 """Support-check benchmark: does a source support a claim? WiCE and SciFact, claim and sentence level.
 
-    python bench/support.py [--data PATH ...] [--corpus PATH] [--limit N] [--threads N] [--check stack|roles|legacy] [--json]
+    python bench/support.py [--data PATH ...] [--corpus PATH] [--limit N] [--threads N]
+                             [--check stack|roles|legacy] [--json]
 
 AttributionBench's format (`claim`, `references`: a list of passages or a Python-literal string of
 one, `attribution_label`, `src_dataset`, optional `question` and `id`) is read through

@@ -12,10 +12,11 @@ from test_writer import RESTATING, OverlapSupport, ScriptedLLM, make_pack, schem
 
 from nonseq.text.abbreviations import definitions, long_form, spelled_out
 from nonseq.text.leaning import leaning_reason, surname_referent
+from nonseq.text.parse import keeps_case
 from nonseq.text.voice import opinion, opinion_page, page_title, site_name, unframed
 from nonseq.text.when import anchor
 from nonseq.verify.rules import Verifier
-from nonseq.writing.compose import Composer, assemble, keeps_case, source_name
+from nonseq.writing.compose import Composer, assemble, source_name
 from nonseq.writing.plan import build_plan
 
 

@@ -252,6 +252,20 @@ def test_relative_time_is_anchored_to_the_page_date_or_left_out() -> None:
     assert anchor("Stadia's launch day is Tuesday.", "2019-11-18") is None
     assert anchor("The vote is scheduled for Thursday.", "2019-11-18") == (  # a planned event points forward
         "The vote is scheduled for 21 November 2019.")
+    # the page's present is said as of its date, never inside a quotation; "now" counted to stays
+    assert anchor("Analysts expect EV models to grow from 16 currently to 80 by 2022.", "2019-11-20") == (
+        "As of 20 November 2019, analysts expect EV models to grow from 16 to 80 by 2022.")
+    assert anchor("Kathleen DelGiorno, now a staff scientist at Salk, showed it.", "2019-11-15") == (
+        "As of 15 November 2019, Kathleen DelGiorno, a staff scientist at Salk, showed it.")
+    assert anchor("Currently, NASA tests the rover.", "2019-11-15") == "As of 15 November 2019, NASA tests the rover."
+    assert anchor("NASA is now planning a mission.", "") is None
+    quoted = '"For a while now hibernation has been proposed," explains Jennifer Ngo-Anh.'
+    assert anchor(quoted, "2019-11-15") == quoted
+    assert anchor("But currently there are more factors.", "2019-11-15") == (
+        "But as of 15 November 2019, there are more factors.")  # the opener stays first, for the leaning check
+    assert anchor("The deal could be pushed into next year.", "2019-11-15") == "The deal could be pushed into 2020."
+    for kept in ("Now, the company sells phones.", "Until now, nobody knew.", "Now that the vote is over, we rest."):
+        assert anchor(kept, "2019-11-15") == kept
 
 
 def test_a_long_page_title_is_cut_at_a_word_where_a_sentence_is_framed_as_its_pages() -> None:

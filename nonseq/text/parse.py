@@ -95,6 +95,14 @@ def people(text: str) -> frozenset[str]:
     return frozenset(e.text for e in with_entities(parse(text)).ents if e.label_ == "PERSON")
 
 
+def keeps_case(sentence: str) -> bool:
+    """True when the sentence's first word is a name (its capital stays when words are put before it)."""
+    doc = parse(sentence)
+    first = next((t for t in doc if not t.is_punct), None)
+    return first is not None and (first.pos_ == "PROPN" or first.text == "I"
+                                  or (first.text.isupper() and len(first.text) > 1))
+
+
 def parse_many(texts: list[str]) -> None:
     """Parse many sentences in batches (each is then cached as `parse` caches it)."""
     fresh = [t for t in dict.fromkeys(texts) if t not in _DOCS]

@@ -42,6 +42,11 @@ _AGO = re.compile(r"\b(more than |over |nearly |almost |about |around |roughly |
 #: "in the coming weeks", "the next few days"): no date can be written for it, so its sentence is not said.
 _VAGUE = re.compile(r"\b(?:recent(?:ly)?|lately|of late|(?:the\s+)?(?:past|last|next|coming)\s+(?:few\s+|several\s+|"
                     r"couple\s+of\s+|many\s+)?(?:days|weeks|months|years|decades)|the\s+coming\s+\w+)\b", re.I)
+#: The present of the page ("currently", "now a staff scientist", "at present"): the word is taken out and the
+#: sentence said as of the page's date. Not "now" opening a sentence with a comma ("Now, ..."), "now that",
+#: or "now" counted to ("until now", "by now", "from now").
+_PRESENT = re.compile(r"\b(?:currently|presently|nowadays|at present|at the moment|these days|"
+                      r"(?<!until )(?<!by )(?<!from )(?<!till )(?:right |just )?now(?! that\b))\b", re.I)
 #: A span counted from the page's date with a number ("the next two years", "the past 12 months"): written as
 #: the span before or after the page's date ("the two years after 20 November 2019").
 _SPAN = re.compile(r"\bthe\s+(next|coming|past|last|previous)\s+(\d+|" + "|".join(_COUNTS) + r")\s+"
@@ -137,7 +142,7 @@ def relative_spans(sentence: str) -> list[tuple[int, int]]:
 
 def has_relative_time(sentence: str) -> bool:
     """True when the sentence dates something relative to when it was written."""
-    return any(p.search(sentence) for p in (_YEAR, _MONTH, _DAY, _AGO, _VAGUE, _SPAN))
+    return any(p.search(sentence) for p in (_YEAR, _MONTH, _DAY, _AGO, _VAGUE, _SPAN)) or bool(_present(sentence))
 
 
 #: Verbs whose present passive points forward ("Sentencing is scheduled for Feb. 14").
@@ -203,6 +208,38 @@ def _bare_months(sentence: str, day: date) -> str:
     return sentence
 
 
+def _present(sentence: str) -> list[re.Match[str]]:
+    """The words that say the page's present ("currently", "now"): not in a quotation (a quote keeps its
+    words), and not "Now," opening the sentence."""
+    quoted = [m.span() for m in QUOTATION.finditer(sentence)]
+    return [m for m in _PRESENT.finditer(sentence)
+            if not any(a <= m.start() < b for a, b in quoted)
+            and not (m.group().lower() == "now" and not sentence[:m.start()].strip()
+                     and sentence[m.end():m.end() + 1] == ",")]
+
+
+#: Words that tie a sentence to the one before it ("But ..."): they stay first when a date is put before it.
+_OPENER = re.compile(r"^(?:and|but|or|so|yet|also|however|still|then|thus|instead)\b,?\s*", re.I)
+
+
+def _as_of(sentence: str, day: date) -> str:
+    """The sentence said as of the page's date, its words for the present taken out ("16 currently" ->
+    "As of 20 November 2019, ... 16"); a word tying it to the sentence before stays first."""
+    found = _present(sentence)
+    if not found:
+        return sentence
+    from nonseq.text.parse import keeps_case
+
+    for m in reversed(found):
+        sentence = sentence[:m.start()] + sentence[m.end():]
+    sentence = re.sub(r"\s+([,.;:!?])", r"\1", re.sub(r"\s{2,}", " ", sentence)).strip(" ,")
+    sentence = re.sub(r",\s*,", ",", sentence)
+    opener = _OPENER.match(sentence)
+    lead, rest = (opener.group().strip(" ,"), sentence[opener.end():]) if opener else ("", sentence)
+    rest = rest if keeps_case(rest) else rest[:1].lower() + rest[1:]
+    return f"{lead} as of {_long(day)}, {rest}" if lead else f"As of {_long(day)}, {rest}"
+
+
 def anchor(sentence: str, published: str) -> str | None:
     """The sentence with its relative time written as dates from the page's date; the sentence as it
     is when it has none; None when it has some and the page has no date."""
@@ -231,6 +268,8 @@ def anchor(sentence: str, published: str) -> str | None:
     text = _YEAR.sub(lambda m: _year(m, day), text)
     text = _MONTH.sub(lambda m: _month(m, day), text)
     text = _DAY.sub(lambda m: _day(m, day, future), text)
+    text = _as_of(text, day)
     text = re.sub(r"\b(on|in) (on|in) ", r"\2 ", text)
-    text = re.sub(r"\b(by|until|since|from|before|after|for) (?:on|in) ", r"\1 ", text, flags=re.I)
+    text = re.sub(r"\b(by|until|since|from|before|after|for|into|during|through|throughout|within) (?:on|in) ",
+                  r"\1 ", text, flags=re.I)
     return text[:1].upper() + text[1:]

@@ -28,6 +28,7 @@ from nonseq.events import Kind, Progress, Step, emit
 from nonseq.text.abbreviations import definitions, spelled_out
 from nonseq.text.furniture import unlink
 from nonseq.text.leaning import TITLES, leaning_reason, surname_referent
+from nonseq.text.parse import keeps_case
 from nonseq.text.sentences import split, strip_dateline
 from nonseq.text.voice import (
     SPEECH,
@@ -227,16 +228,6 @@ def own_words(unit: Unit, max_quote_words: int) -> tuple[str, str, str]:
         name = source_name(unit)
         return "verbatim", body, " ".join(according_to(s.text, name, keeps_case(s.text)) for s in unit.sentences)
     return "verbatim", body, body
-
-
-def keeps_case(sentence: str) -> bool:
-    """True when the sentence's first word is a name (its capital stays inside a frame)."""
-    from nonseq.text.parse import parse
-
-    doc = parse(sentence)
-    first = next((t for t in doc if not t.is_punct), None)
-    return first is not None and (first.pos_ == "PROPN" or first.text == "I"
-                                  or (first.text.isupper() and len(first.text) > 1))
 
 
 class Composer:
