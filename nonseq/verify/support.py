@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from nonseq.text.polarity import opposites
-from nonseq.text.sentences import sentences, split_sentences
+from nonseq.text.sentences import split_sentences
 from nonseq.text.words import numbers
 from nonseq.verify.alignment import AlignmentHead, TokenEncoder, head_config
 from nonseq.verify.crossenc import CrossEncoder
@@ -559,7 +559,7 @@ def read_with_who(pairs: Sequence[tuple[str, Source]], results: Sequence[Support
         evidence = [e.text for e in r.evidence]
         if exchanged(claim, evidence):
             p *= ROLE_FACTOR
-        elif verbatim(claim, [s for e in evidence for s in sentences(e)]):
+        elif verbatim(claim, evidence):
             p = 0.5 + VERBATIM_LIFT * p
         out.append(p)
     return out

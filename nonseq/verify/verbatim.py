@@ -47,10 +47,23 @@ def cut_from(part: list[str], sentence: list[str]) -> bool:
     return not any(w in MEANING_WORDS for w in around)
 
 
-def verbatim(claim: str, source_sentences: Sequence[str]) -> bool:
-    """True when each sentence of the claim is a source sentence, whole or with words only cut."""
+def _parts(text: str) -> list[list[str]]:
+    """The words of each sentence of a text; a piece under MIN_WORDS words (a split after "Dec.") joins the
+    sentence before it."""
     from nonseq.text.sentences import sentences
 
-    given = [_words(s) for s in source_sentences]
-    parts = [_words(p) for p in sentences(claim)] or [_words(claim)]
+    out: list[list[str]] = []
+    for piece in sentences(text) or [text]:
+        words = _words(piece)
+        if out and len(words) < MIN_WORDS:
+            out[-1] += words
+        elif words:
+            out.append(words)
+    return out
+
+
+def verbatim(claim: str, source_sentences: Sequence[str]) -> bool:
+    """True when each sentence of the claim is a source sentence, whole or with words only cut."""
+    given = [p for s in source_sentences for p in _parts(s)]
+    parts = _parts(claim)
     return bool(parts) and all(len(p) >= MIN_WORDS and any(cut_from(p, s) for s in given) for p in parts)
