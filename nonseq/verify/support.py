@@ -561,19 +561,29 @@ def who_scores(pairs: Sequence[tuple[str, Source]], threads: int = 1) -> list[fl
 
 def read_with_who(pairs: Sequence[tuple[str, Source]], results: Sequence[SupportResult],
                   scores: Sequence[float]) -> list[float]:
-    """Stack scores (0.5 decides) read with who does what: a claim that gives a name of its evidence sentence
-    the role another name holds there (verify.roles.exchanged) is scaled by ROLE_FACTOR, under 0.5; a claim
-    whose every sentence is an evidence sentence, whole or with words only cut (verify.verbatim), is raised
-    over 0.5. Order is kept within each group."""
+    """Stack scores (0.5 decides) read with who does what (`who_reading`, `apply_who`)."""
+    return [apply_who(p, how) for p, how in zip(scores, who_reading(pairs, results), strict=True)]
+
+
+def who_reading(pairs: Sequence[tuple[str, Source]], results: Sequence[SupportResult]) -> list[str]:
+    """Per pair, what who does what says of it: "swapped" when the claim gives a name of its evidence sentence
+    the role another name holds there (verify.roles.exchanged), "verbatim" when every sentence of the claim
+    is an evidence sentence, whole or with words only cut (verify.verbatim), else ""."""
     out = []
-    for (claim, _), r, p in zip(pairs, results, scores, strict=True):
+    for (claim, _), r in zip(pairs, results, strict=True):
         evidence = [e.text for e in r.evidence]
-        if exchanged(claim, evidence):
-            p *= ROLE_FACTOR
-        elif verbatim(claim, evidence):
-            p = 0.5 + VERBATIM_LIFT * p
-        out.append(p)
+        out.append("swapped" if exchanged(claim, evidence) else "verbatim" if verbatim(claim, evidence) else "")
     return out
+
+
+def apply_who(score: float, how: str) -> float:
+    """A score (0.5 decides) read with `who_reading`'s word: a swap scaled by ROLE_FACTOR, under 0.5; a verbatim
+    claim raised over 0.5; order kept within each group."""
+    if how == "swapped":
+        return score * ROLE_FACTOR
+    if how == "verbatim":
+        return 0.5 + VERBATIM_LIFT * score
+    return score
 
 
 def with_roles(claim: str, source: str, result: SupportResult) -> SupportResult:

@@ -13,6 +13,7 @@
     python -m training.support_ce judge-blend --work W          the fifth amendment's blend, fold 1 -> fold 0
     python -m training.support_ce judge-who --work W            the sixth amendment's `who`, fold 0 (~3 min)
     python -m training.support_ce judge-cut --work W            the seventh's claim decision point, out of fold
+    python -m training.support_ce judge-cuts --work W           the eighth's sentence decision point, out of fold
 
 Seeded throughout (seed 0). Times are on the shared 2-core machine under `nice -n 10`, two onnxruntime
 threads. See docs/support-model.md for the shipped run's figures and PROTOCOL.md for how it was judged.
@@ -121,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     """Parse the command line and run one step."""
     p = argparse.ArgumentParser(prog="python -m training.support_ce", description=__doc__.splitlines()[0])
     p.add_argument("step", choices=("data", "feats", "judge", "ship", "latency", "finetune", "judge-ft", "ship-ft",
-                                     "judge-blend", "judge-who", "judge-cut"))
+                                     "judge-blend", "judge-who", "judge-cut", "judge-cuts"))
     p.add_argument("--work", type=Path, required=True)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=2)
@@ -165,6 +166,13 @@ def main(argv: list[str] | None = None) -> int:
 
         figs = cut.judge_cut(a.work, K, a.seed, a.threads)
         cut.write(a.work, figs)
+        print(json.dumps(figs))
+    elif a.step == "judge-cuts":
+        from nonseq.verify.support import CLAIM_POINT
+        from training.support_ce import cut
+
+        figs = cut.judge_cuts(a.work, K, a.seed, a.threads, CLAIM_POINT)
+        (a.work / "judge_cuts.json").write_text(json.dumps(figs, indent=1), encoding="utf-8")
         print(json.dumps(figs))
     elif a.step == "latency":
         pairs = data.load(a.work / "pairs.jsonl")

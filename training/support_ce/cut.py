@@ -74,3 +74,61 @@ def judge_cut(work: Path, k: int, seed: int, threads: int) -> dict[str, Any]:
 def write(work: Path, figs: dict[str, Any]) -> None:
     """Keep the figures in the work folder."""
     (work / "judge_cut.json").write_text(json.dumps(figs, indent=1), encoding="utf-8")
+
+
+SENTENCE_GRID = [round(0.20 + 0.01 * i, 2) for i in range(41)]
+
+
+def both_moved(stack: np.ndarray, claim: np.ndarray, how: list[str], claim_point: float,
+               sentence_point: float) -> np.ndarray:
+    """Each setting's stack score moved to its point, then read with who does what (the eighth amendment)."""
+    from nonseq.verify.support import apply_who, at_half
+
+    return np.array([apply_who(at_half(p, claim_point if c else sentence_point), h)
+                     for p, c, h in zip(stack, claim, how, strict=True)])
+
+
+def judge_cuts(work: Path, k: int, seed: int, threads: int, claim_point: float) -> dict[str, Any]:
+    """Out-of-fold AttributionBench figures of `who+cuts` beside the shipped `who+cut`, and the swap sets, WiCE
+    and the sentence setting at the shipped sentence point."""
+    from nonseq.verify.support import _stack, apply_who, at_half, who_reading
+    from training.support_ce.data import read_jsonl
+
+    swaps = [r for i in range(k) for r in read_jsonl(work / f"swaps_fold{i}.jsonl")]
+    items = [it for it in judge.eval_items(load(work / "pairs.jsonl"), swaps) if it["set"] != "scifact"]
+    pairs = [(it["claim"], it["source"]) for it in items]
+    results, raw = _stack(pairs, threads)
+    stack = np.asarray(raw, float)
+    how = who_reading(pairs, results)
+    claim = np.array(["whole" not in r.features for r in results])
+    shipped_now = np.array([p if not c else at_half(p, claim_point)
+                            for p, c in zip([apply_who(p, h) for p, h in zip(stack, how, strict=True)], claim,
+                                            strict=True)])
+    y = np.array([it["y"] for it in items], bool)
+    sets, subs = np.array([it["set"] for it in items]), np.array([it["sub"] for it in items])
+    ab = sets == "ab"
+    fold = np.array([fold_of(it["group"], k, seed) for it in items])
+
+    def best(m: np.ndarray) -> float:
+        return max(SENTENCE_GRID, key=lambda s: (round(ab_average(
+            both_moved(stack[m], claim[m], [how[i] for i in np.nonzero(m)[0]], claim_point, s), y[m], subs[m]), 6),
+            -abs(s - 0.5)))
+
+    oof, points = shipped_now.copy(), {}
+    for i in range(k):
+        s = best(ab & (fold != i))
+        points[f"fold{i}"] = s
+        test = ab & (fold == i)
+        oof[test] = both_moved(stack[test], claim[test], [how[j] for j in np.nonzero(test)[0]], claim_point, s)
+    chosen = best(ab)
+    at = both_moved(stack, claim, how, claim_point, chosen)
+    out: dict[str, Any] = {
+        "ab_oof": {"who_cuts": round(ab_average(oof[ab], y[ab], subs[ab]), 1),
+                   "who_cut": round(ab_average(shipped_now[ab], y[ab], subs[ab]), 1), "points": points},
+        "shipped_sentence_point": chosen}
+    for name, m in (("role_swaps", (sets == "swaps") & (subs == "role_swaps")),
+                    ("foreign_swaps", (sets == "swaps") & (subs == "foreign_swaps")),
+                    ("wice", sets == "wice"), ("sentence", sets == "sentence")):
+        out[name] = {"n": int(m.sum()), "who_cut": macro_f1(shipped_now[m] >= 0.5, y[m]),
+                     "who_cuts": macro_f1(at[m] >= 0.5, y[m])}
+    return out
