@@ -16,7 +16,7 @@ from nonseq.text.parse import keeps_case
 from nonseq.text.voice import opinion, opinion_page, page_title, site_name, unframed
 from nonseq.text.when import anchor
 from nonseq.verify.rules import Verifier
-from nonseq.writing.compose import Composer, assemble, source_name
+from nonseq.writing.compose import Composer, assemble, named_institution, source_name
 from nonseq.writing.plan import build_plan
 
 
@@ -254,3 +254,21 @@ def test_a_page_filed_under_an_opinion_section_is_its_authors_view() -> None:
     assert opinion_page("Banks for the broke", "http://127.0.0.1/story/banks", "ideas")
     assert opinion_page("x", "http://127.0.0.1/a", "Opinion")
     assert not opinion_page("x", "https://thehill.com/blogs/blog-briefing-room/news/x", "Blog Briefing Room - News")
+
+
+def test_a_definite_subject_is_named_as_its_pages_nearest_mention_names_it() -> None:
+    """"The agency said" takes the page's name when the page's nearest mention of "agency" before it is a
+    proper name; never when it is another mention ("Omar's office" before "The office referred the call"),
+    and not again once the article has said the name."""
+    agency = "The agency said Monday that its researchers examined hibernation."
+    esa = ["The European Space Agency says suspended animation could help.", "It would cut the mass."]
+    assert named_institution(agency, agency, esa, []) == (
+        "The European Space Agency said Monday that its researchers examined hibernation.")
+    office = "The office referred the call to U.S. Capitol Police."
+    page = ["A man threatened Rep. Omar, the U.S. Attorney’s Office for the Western District said.",
+            "He made a March 21 phone call to Omar’s office."]
+    assert named_institution(office, office, page, []) == office
+    assert named_institution(agency, agency, esa, ["The European Space Agency studied it."]) == agency
+    framed = "According to AP, the agency said Monday that it examined hibernation."
+    assert named_institution(framed, "The agency said Monday that it examined hibernation.", esa, []) == (
+        "According to AP, the European Space Agency said Monday that it examined hibernation.")

@@ -332,6 +332,32 @@ def definite_subject(sentence: str) -> str:
     return str(subject.lemma_).lower()
 
 
+def institution_name(noun: str, before: Sequence[str], said: Sequence[str]) -> str:
+    """The proper name a definite "the <noun>" stands for: the page's nearest mention of the noun before the
+    sentence (`before`: the page's sentences before it, in order), when that mention is a proper name ending
+    in the noun capitalised ("European Space Agency" for "the agency", not "Omar's office") and the article
+    before (`said`) names it nowhere; "" otherwise."""
+    if not noun.isalpha() or noun in _PERSON_NOUNS:
+        return ""
+    name = re.compile(rf"\b((?:[A-Z][\w.'’&-]*\s+){{1,5}}{noun.capitalize()})\b")
+    if any(name.search(s) for s in said):
+        return ""
+    mention = re.compile(rf"\b{noun}s?\b", re.I)
+    for sentence in reversed(before):
+        found = list(mention.finditer(sentence))
+        if not found:
+            continue
+        last = found[-1]
+        full = next((m for m in name.finditer(sentence) if m.start(1) <= last.start() < m.end(1)), None)
+        return re.sub(r"^(?:The|A|An)\s+", "", full.group(1)) if full is not None else ""
+    return ""
+
+
+#: Common nouns for a person: a capitalised run ending in one is a role or a title, not who it is.
+_PERSON_NOUNS = frozenset(("man", "woman", "boy", "girl", "person", "child", "people", "guy", "lady", "father",
+                           "mother", "son", "daughter", "brother", "sister", "husband", "wife", "patient"))
+
+
 @lru_cache(maxsize=20000)
 def _sentence_reason(sentence: str) -> str:
     """Why a sentence leans, from the sentence alone ("" when it does not)."""

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from nonseq.events import Kind, Progress, Step, emit
 from nonseq.text.abbreviations import definitions, spelled_out
 from nonseq.text.furniture import unlink
-from nonseq.text.leaning import TITLES, leaning_reason, surname_referent
+from nonseq.text.leaning import TITLES, definite_subject, institution_name, leaning_reason, surname_referent
 from nonseq.text.parse import keeps_case
 from nonseq.text.sentences import split, strip_dateline
 from nonseq.text.voice import (
@@ -329,6 +329,10 @@ def standing(records: list[SentenceRecord], title: str = "",
         rec.text = spelled_out(rec.text, said, defs)  # an abbreviation's long form put back from a page
         first = unframed((split(rec.text) or [rec.text])[0])  # the frame's title is not the source's text
         page = (pages or {}).get(rec.unit.sentences[0].url, [])
+        source = rec.unit.sentences[0].text
+        before = page[:page.index(source)] if source in page else []
+        rec.text = named_institution(rec.text, first, before, said)  # "The agency" -> "The European Space Agency"
+        first = unframed((split(rec.text) or [rec.text])[0])
         why = leaning_reason(first, page, said)
         if why and why.startswith("surname"):
             rec.text = named_in_full(rec.text, first, page, said)  # the referent put back from its page
@@ -355,6 +359,19 @@ def named_in_full(text: str, first: str, page: list[str], said: list[str]) -> st
     titles = "|".join(re.escape(t) for t in sorted(TITLES, key=len, reverse=True))
     pattern = re.compile(rf"\b(?:(?i:{titles})\.?\s+)?{re.escape(surname)}\b(?!\s+[A-Z])")
     return pattern.sub(full, text, count=1)
+
+
+def named_institution(text: str, first: str, before: list[str], said: list[str]) -> str:
+    """The text with the definite subject its first sentence opens on named as its page names it ("The
+    agency said" -> "The European Space Agency said"), when the page's nearest mention before it
+    (`before`) is that proper name and the article before has not said it (`leaning.institution_name`);
+    the text as it is otherwise."""
+    noun = definite_subject(first)
+    full = institution_name(noun, before, said) if noun else ""
+    if not full:
+        return text
+    match = re.search(rf"\bThe\s+(?:\w+\s+){{0,2}}?{re.escape(noun)}\b", text, re.I)
+    return text if match is None else text[:match.start()] + f"{text[match.start()]}he {full}" + text[match.end():]
 
 
 def page_sentences(plan: WritePlan) -> dict[str, list[str]]:
