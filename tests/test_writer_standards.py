@@ -264,6 +264,8 @@ def test_relative_time_is_anchored_to_the_page_date_or_left_out() -> None:
     assert anchor("But currently there are more factors.", "2019-11-15") == (
         "But as of 15 November 2019, there are more factors.")  # the opener stays first, for the leaning check
     assert anchor("The deal could be pushed into next year.", "2019-11-15") == "The deal could be pushed into 2020."
+    assert anchor("The court ruled on Tuesday that there will now be no appeal.", "2019-11-21") == (
+        "The court ruled on 19 November 2019 that there will be no appeal.")  # dated once, not twice
     for kept in ("Now, the company sells phones.", "Until now, nobody knew.", "Now that the vote is over, we rest."):
         assert anchor(kept, "2019-11-15") == kept
 

@@ -224,7 +224,8 @@ _OPENER = re.compile(r"^(?:and|but|or|so|yet|also|however|still|then|thus|instea
 
 def _as_of(sentence: str, day: date) -> str:
     """The sentence said as of the page's date, its words for the present taken out ("16 currently" ->
-    "As of 20 November 2019, ... 16"); a word tying it to the sentence before stays first."""
+    "As of 20 November 2019, ... 16"); a word tying it to the sentence before stays first; a sentence that
+    already names a day ("ruled on 19 November 2019 that ... now") only loses the words."""
     found = _present(sentence)
     if not found:
         return sentence
@@ -234,6 +235,8 @@ def _as_of(sentence: str, day: date) -> str:
         sentence = sentence[:m.start()] + sentence[m.end():]
     sentence = re.sub(r"\s+([,.;:!?])", r"\1", re.sub(r"\s{2,}", " ", sentence)).strip(" ,")
     sentence = re.sub(r",\s*,", ",", sentence)
+    if re.search(rf"\b\d{{1,2}} (?:{'|'.join(MONTHS)}) \d{{4}}\b", sentence):  # dated already ("ruled on 19 ...")
+        return sentence[:1].upper() + sentence[1:]
     opener = _OPENER.match(sentence)
     lead, rest = (opener.group().strip(" ,"), sentence[opener.end():]) if opener else ("", sentence)
     rest = rest if keeps_case(rest) else rest[:1].lower() + rest[1:]
