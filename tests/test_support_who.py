@@ -86,13 +86,13 @@ def test_check_support_puts_swapped_roles_under_the_decision_point() -> None:
 def test_a_long_source_is_decided_at_the_claim_point() -> None:
     """A source of more than two sentences is read in the claim setting and decided at CLAIM_POINT (moved to
     0.5, order kept); a one-sentence source keeps the who-read score."""
-    from nonseq.verify.support import CLAIM_POINT, _stack, at_half, read_with_who
+    from nonseq.verify.support import CLAIM_POINT, at_half, read_with_who, stack_results
 
     long_source = ["Firefox was released in 2004.", "It quickly gained users.", "Mozilla develops it.",
                    "It runs on Windows, macOS and Linux."]
     pairs = [("Mozilla develops Firefox, which was released in 2004.", long_source),
              ("Firefox is a web browser.", FIREFOX)]
-    results, stack = _stack(pairs, 1)
+    results, stack = stack_results(pairs, 1)
     who = read_with_who(pairs, results, stack)
     got = support_scores(pairs)
     assert "whole" not in results[0].features and "whole" in results[1].features

@@ -526,7 +526,7 @@ def support_scores(pairs: Sequence[tuple[str, Source]], threads: int = 1, roles:
     return [s * ROLE_FACTOR if flag else s for s, flag in zip(scores, swapped, strict=True)]
 
 
-def _stack(pairs: Sequence[tuple[str, Source]], threads: int) -> tuple[list[SupportResult], list[float]]:
+def stack_results(pairs: Sequence[tuple[str, Source]], threads: int) -> tuple[list[SupportResult], list[float]]:
     """The word-overlap stack's results, and their scores moved so that each setting's cut lands on 0.5."""
     checker = _legacy(threads)
     results = checker.check_many(pairs)
@@ -538,7 +538,7 @@ def stack_scores(pairs: Sequence[tuple[str, Source]], threads: int = 1,
                  roles: bool = True) -> tuple[list[float], list[bool]]:
     """The word-overlap stack's scores moved so its cut lands on 0.5, and per pair whether the claim's agent or
     patient holds another role for the same verb in the stack's evidence (all False without `roles`)."""
-    results, scores = _stack(pairs, threads)
+    results, scores = stack_results(pairs, threads)
     swapped = [roles and bool(swapped_role(claim, [e.text for e in r.evidence]))
                for r, (claim, _) in zip(results, pairs, strict=True)]
     return scores, swapped
@@ -554,7 +554,7 @@ CLAIM_POINT = 0.61
 def who_scores(pairs: Sequence[tuple[str, Source]], threads: int = 1) -> list[float]:
     """The stack's scores read with who does what (`read_with_who`), the claim setting's decided at
     CLAIM_POINT (moved to 0.5, order kept)."""
-    results, stack = _stack(pairs, threads)
+    results, stack = stack_results(pairs, threads)
     who = read_with_who(pairs, results, stack)
     return [p if "whole" in r.features else at_half(p, CLAIM_POINT) for p, r in zip(who, results, strict=True)]
 

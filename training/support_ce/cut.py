@@ -35,12 +35,12 @@ def choose(who: np.ndarray, claim: np.ndarray, y: np.ndarray, subs: np.ndarray) 
 
 def judge_cut(work: Path, k: int, seed: int, threads: int) -> dict[str, Any]:
     """Out-of-fold AttributionBench figures of `who+cut` beside `who`, and WiCE / SciFact at the shipped point."""
-    from nonseq.verify.support import _stack, read_with_who
+    from nonseq.verify.support import read_with_who, stack_results
 
     items = judge.eval_items(load(work / "pairs.jsonl"), [])
     items = [it for it in items if it["set"] in ("ab", "wice", "scifact")]
     pairs = [(it["claim"], it["source"]) for it in items]
-    results, stack = _stack(pairs, threads)
+    results, stack = stack_results(pairs, threads)
     who = np.asarray(read_with_who(pairs, results, stack), float)
     claim = np.array(["whole" not in r.features for r in results])
     y = np.array([it["y"] for it in items], bool)
@@ -91,13 +91,13 @@ def both_moved(stack: np.ndarray, claim: np.ndarray, how: list[str], claim_point
 def judge_cuts(work: Path, k: int, seed: int, threads: int, claim_point: float) -> dict[str, Any]:
     """Out-of-fold AttributionBench figures of `who+cuts` beside the shipped `who+cut`, and the swap sets, WiCE
     and the sentence setting at the shipped sentence point."""
-    from nonseq.verify.support import _stack, apply_who, at_half, who_reading
+    from nonseq.verify.support import apply_who, at_half, stack_results, who_reading
     from training.support_ce.data import read_jsonl
 
     swaps = [r for i in range(k) for r in read_jsonl(work / f"swaps_fold{i}.jsonl")]
     items = [it for it in judge.eval_items(load(work / "pairs.jsonl"), swaps) if it["set"] != "scifact"]
     pairs = [(it["claim"], it["source"]) for it in items]
-    results, raw = _stack(pairs, threads)
+    results, raw = stack_results(pairs, threads)
     stack = np.asarray(raw, float)
     how = who_reading(pairs, results)
     claim = np.array(["whole" not in r.features for r in results])

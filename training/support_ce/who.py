@@ -19,13 +19,13 @@ JUDGED_FOLD = 0
 
 def judge_who(work: Path, k: int, seed: int, threads: int) -> dict[str, Any]:
     """Fold 0's figures of the stack and of `who` on the same rows, and `who`'s latency."""
-    from nonseq.verify.support import _stack, read_with_who
+    from nonseq.verify.support import read_with_who, stack_results
 
     timed = latency(load(work / "pairs.jsonl"), threads)  # first: the models' caches hold nothing yet
     rows = fold_items(work, k, seed, JUDGED_FOLD)
     pairs = [(it["claim"], it["source"]) for it in rows]
     started = time.time()
-    results, stack = _stack(pairs, threads)
+    results, stack = stack_results(pairs, threads)
     who = read_with_who(pairs, results, stack)
     return {"who": judge.figures(rows, np.asarray(who, float)), "stack": judge.figures(rows, np.asarray(stack, float)),
             "changed": {"lowered": int(sum(w < s for w, s in zip(who, stack, strict=True))),
