@@ -24,6 +24,8 @@ _BRACKET_NOTE = re.compile(
     r"dead link|permanent dead link|failed verification|not in citation given|update|updated|"
     r"needs update|weasel words|sic|show|hide|more|top|link|source|sources)\]",
     re.I)
+#: A footnote number ("[2]"): what the support check's parse and word match leave out of claim and source.
+FOOTNOTE_NUMBER = re.compile(r"\[\d+\]")
 #: Reference numbers in parentheses before a sentence's punctuation, as health and science pages
 #: cite ("... binge eating (32, 33).", "(12)", "(4-6)"); four-digit years and lettered lists stay.
 _PAREN_REFS = re.compile(r"\s?\((?:\d{1,3})(?:\s*[,–—-]\s*\d{1,3})*\)(?=\s*(?:[.,;:!?]|$))")

@@ -7,9 +7,10 @@ decision point when its agent or patient holds another role for the same verb (`
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
+
+from nonseq.text.furniture import FOOTNOTE_NUMBER
 
 #: Verbs a restatement may bring in without its source using them (the copula, reporting verbs).
 LIGHT_VERBS = frozenset(("be", "have", "say", "tell", "state", "report", "add", "note", "explain",
@@ -67,8 +68,6 @@ _DETERMINERS = frozenset(("the", "a", "an", "this", "that", "these", "those", "h
 _TAKEN_ROLES = frozenset(("nsubj",))
 
 Role = tuple[str, str]
-#: Footnote markers ("[2]"), which a parse reads as words.
-_MARKERS = re.compile(r"\[\d+\]")
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
 
 
@@ -158,8 +157,8 @@ def exchanged(claim: str, evidence: Sequence[str]) -> str:
     (`exchanged_role`; "" when none does)."""
     from nonseq.text.sentences import sentences
 
-    given = [s for e in evidence for s in sentences(_MARKERS.sub("", e))]
-    for part in sentences(_MARKERS.sub("", claim)) or [claim]:
+    given = [s for e in evidence for s in sentences(FOOTNOTE_NUMBER.sub("", e))]
+    for part in sentences(FOOTNOTE_NUMBER.sub("", claim)) or [claim]:
         for sentence in given:
             why = exchanged_role(part, sentence)
             if why:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from nonseq.text.furniture import FOOTNOTE_NUMBER
+
 #: Words whose cut changes what a sentence says (negation, modality, condition, comparison, degree,
 #: quantity, time and standing qualifiers). A general-English list; nothing in it is fitted.
 MEANING_WORDS = frozenset((
@@ -22,13 +24,12 @@ MEANING_WORDS = frozenset((
     "once", "previously", "until", "before", "after", "since", "still", "yet", "already", "anti", "non",
 ))
 _WORD = re.compile(r"\w+")
-_MARKERS = re.compile(r"\[\d+\]")
 MIN_WORDS = 4  # a shorter claim is too little text to call a cut faithful
 
 
 def _words(text: str) -> list[str]:
     """The lower-case words of a text, footnote markers left out."""
-    return _WORD.findall(_MARKERS.sub(" ", text).lower())
+    return _WORD.findall(FOOTNOTE_NUMBER.sub(" ", text).lower())
 
 
 def cut_from(part: list[str], sentence: list[str]) -> bool:
