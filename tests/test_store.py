@@ -187,6 +187,32 @@ def test_payload_indexes_on_the_filtered_keys(sws: Workspace) -> None:
     assert set(schema) == {"topic_slug", "category", "url", "fact_uid"}
 
 
+def test_a_collection_another_worker_creates_first_is_used_not_an_error(qdrant_url: str) -> None:
+    """Two workers on one server index the same category at once: the one whose create is refused
+    (the other made the collection after its look) goes on with that collection; a wrong model still fails."""
+    from nonseq.index.server import ServerStore
+
+    first, second = ServerStore(url=qdrant_url), ServerStore(url=qdrant_url)
+    looked = second.exists
+
+    def late_look(name: str) -> bool:
+        """The second worker's look answers before the first worker's create lands."""
+        answer = looked(name)
+        first.ensure(name, 8, "m")
+        return answer
+
+    second.exists = late_look  # type: ignore[method-assign]
+    second.ensure("research_ai", 8, "m")
+    assert first.metadata("research_ai")["model"] == "m" and first.count("research_ai") == 0
+    second.exists = looked  # type: ignore[method-assign]
+    with pytest.raises(ModelMismatchError):
+        second.ensure("research_ai", 8, "other")
+    first.drop("research_ai")
+    second.exists = late_look  # type: ignore[method-assign]
+    with pytest.raises(ModelMismatchError):
+        second.ensure("research_ai", 8, "other")  # made with "m" by the first worker in the window
+
+
 def test_whole_collections_are_read_page_by_page(sws: Workspace) -> None:
     chunks, dense, sparse = _random_chunks(2300)
     sws.store.ensure("research_ai", 8, "m")

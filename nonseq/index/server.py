@@ -343,12 +343,16 @@ class ServerStore(VectorStore):
         from qdrant_client import models
 
         with self._calling():
-            if self.client.collection_exists(WORKSPACE_COLLECTION):
-                self.client.update_collection(WORKSPACE_COLLECTION, metadata={"workspace": workspace})
-            else:
-                self.client.create_collection(
-                    WORKSPACE_COLLECTION, metadata={"workspace": workspace},
-                    vectors_config={DENSE: models.VectorParams(size=1, distance=models.Distance.COSINE)})
+            if not self.client.collection_exists(WORKSPACE_COLLECTION):
+                try:
+                    self.client.create_collection(
+                        WORKSPACE_COLLECTION, metadata={"workspace": workspace},
+                        vectors_config={DENSE: models.VectorParams(size=1, distance=models.Distance.COSINE)})
+                    return
+                except Exception:  # another worker of the workspace made it after the look
+                    if not self.client.collection_exists(WORKSPACE_COLLECTION):
+                        raise
+            self.client.update_collection(WORKSPACE_COLLECTION, metadata={"workspace": workspace})
 
     def engine(self) -> str:
         """The server and its version (a request that also proves it answers)."""

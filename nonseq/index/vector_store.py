@@ -231,13 +231,20 @@ class VectorStore(ABC):
 
     # -- shared behaviour --------------------------------------------------------------------
     def ensure(self, name: str, dim: int, model: str, trigger: bool = False) -> None:
-        """Create the collection if needed; refuse one built with another embedding model."""
-        if self.exists(name):
-            meta = self.metadata(name)
-            if meta.get("model") not in (None, model) or meta.get("dim") not in (None, dim):
-                raise ModelMismatchError(mismatch_message(name, meta, model, dim))
-            return
-        self.create(name, dim, trigger, {"model": model, "dim": dim, "trigger": trigger})
+        """Create the collection if needed; refuse one built with another embedding model.
+
+        Another worker on the same server may create it between the look and the create: the
+        server's refusal is then no error, and the collection it made is checked like any other."""
+        if not self.exists(name):
+            try:
+                self.create(name, dim, trigger, {"model": model, "dim": dim, "trigger": trigger})
+                return
+            except Exception:
+                if not self.exists(name):
+                    raise
+        meta = self.metadata(name)
+        if meta.get("model") not in (None, model) or meta.get("dim") not in (None, dim):
+            raise ModelMismatchError(mismatch_message(name, meta, model, dim))
 
     def upsert(self, name: str, chunks: Sequence[Chunk], dense: Sequence[Sequence[float]] | Any,
                sparse: Sequence[Any], trigger: Sequence[Sequence[float]] | Any | None = None) -> int:
