@@ -343,6 +343,9 @@ def test_quotation_of_reported_speech() -> None:
     assert q == "Paganini added: “We found the next best thing: water in vapor form”"
     tail = 'The public should know the benefits and harms of marijuana," Martins said."'
     assert quotation(tail, 40) == "Martins said: “The public should know the benefits and harms of marijuana”"
+    assert quotation('"Streaming is somewhat binary," says Early.', 40) == "Early says: “Streaming is somewhat binary”"
+    assert quotation('"We will bid on every contract," said John Roth, head of SNC.', 40) == (
+        "John Roth, head of SNC, said: “We will bid on every contract”")
     inner = 'He called the ruling a "disgrace," and vowed to appeal, his lawyer said.'
     assert quotation(inner, 40) == inner  # reported speech: never put in quotation marks
 

@@ -333,6 +333,21 @@ def test_two_sentences_saying_the_same_are_one_too_many() -> None:
     assert "says what an earlier sentence says" in verifier.check(b, [b], quoted=True).reasons
 
 
+
+def test_a_quotation_that_says_again_one_of_its_sentences_is_a_repeat() -> None:
+    """A later quotation of two sentences, one of which the article already quoted, repeats it (the
+    whole is longer, so only the sentence compared alone shows it); a new quotation of two does not."""
+    said = "Martins said: “The public should be informed about both benefits and harms of marijuana products.”"
+    again = ("Martins said: “Given our findings on problematic use across age groups, legalization should coincide "
+             "with prevention and treatment in every state that changes its laws. The public should be "
+             "informed about both benefits and harms of marijuana products.”")
+    fresh = ("Martins said: “Legalization should coincide with prevention and treatment. Surveys of 505,796 "
+             "people showed a rise in problematic use.”")
+    verifier = Verifier(OverlapSupport(), 0.5)
+    verifier.accept(said)
+    assert "says what an earlier sentence says" in verifier.check(again, [again], quoted=True).reasons
+    assert verifier.check(fresh, [fresh], quoted=True).ok
+
 def test_made_counts_and_the_review_rows(embed: Any) -> None:
     """Counts by how sentences were made; the review lists restated sentences first, beside the page's words."""
     page = ("Scientists using the W. M. Keck Observatory in Hawaii detected water vapour above Europa.\n"

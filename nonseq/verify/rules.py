@@ -202,6 +202,17 @@ def near_repeat(a: Sequence[str], b: Sequence[str]) -> bool:
     return bool(norm) and dot / norm >= REPEAT_COSINE
 
 
+#: Where one sentence ends and the next begins, inside a quotation too ("... treatment. The public ...").
+_PIECE_END = re.compile(r"(?<=[.!?])[\"”’']?\s+(?=[\"“‘']?[A-Z])")
+
+
+def pieces(text: str) -> list[str]:
+    """The text and, when it holds several, each of its sentences, a quotation's included: a unit that
+    quotes two sentences repeats the article when one of them does."""
+    parts = [p for p in _PIECE_END.split(text) if p.strip()]
+    return [text, *parts] if len(parts) > 1 else [text]
+
+
 def _key(text: str) -> tuple[str, ...]:
     """A sentence's words (to spot repeats)."""
     return tuple(words(text))
@@ -254,7 +265,7 @@ class Verifier:
             reasons.append(f"says less than {self.min_share:.0%} of its source")
         if _key(sentence) in self.seen:
             reasons.append("repeats an earlier sentence")
-        elif any(near_repeat(stems(sentence), earlier) for earlier in self.said):
+        elif any(near_repeat(stems(piece), earlier) for piece in pieces(sentence) for earlier in self.said):
             reasons.append("says what an earlier sentence says")
         reasons += self.structure(sentence, sources, own)
         return reasons, missing

@@ -175,8 +175,8 @@ def quotation(text: str, max_words: int) -> str:
         return text
     who = found["who"]
     if who.lower().startswith(("said ", "says ", "added ", "wrote ")):  # "said John Roth, head of X"
-        verb, _, name = who.partition(" ")
-        who = f"{name.rstrip(',')}, {verb.lower()}"
+        verb, _, name = who.partition(" ")  # an appositive keeps its commas: "John Roth, head of X, said"
+        who = f"{name.rstrip(',')}, {verb.lower()}" if "," in name else f"{name} {verb.lower()}"
     who = who[:1].upper() + who[1:]
     body = _CONNECTIVE.sub("", found["quote"].strip())
     body = body[:1].upper() + body[1:]
