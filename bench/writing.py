@@ -194,8 +194,9 @@ def reading(spec: dict[str, Any], written: Any) -> list[dict[str, Any]]:
     by_text, dates = {}, {}
     for r in written.records:
         for s in split(r.text) or [r.text]:
-            by_text[key(s)] = [x.page or x.text for x in r.unit.sentences]
+            by_text[key(s)] = r.evidence
             dates[key(s)] = [(written.plan.chunks[x.chunk].chunk.published or "")[:10] for x in r.unit.sentences]
+            dates[key(s)] += dates[key(s)][:1] * len(r.named_from)  # a name is read from the same page
     out, prev, section = [], "", ""
     for line in written.body.splitlines():
         if line.lstrip().startswith("#"):

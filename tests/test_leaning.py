@@ -18,7 +18,7 @@ from test_writer import OverlapSupport, make_pack, schema
 
 from nonseq.text.leaning import definite_subject, leaning_reason
 from nonseq.verify.rules import Verifier
-from nonseq.writing.compose import SentenceRecord, standing
+from nonseq.writing.compose import SentenceRecord, review, standing
 from nonseq.writing.plan import SourceSentence, Unit, build_plan
 
 
@@ -49,6 +49,8 @@ from nonseq.writing.plan import SourceSentence, Unit, build_plan
     ("Other chipmakers reported losses in May.", '"Other"'),
     ("Regulators opened an inquiry the same week.", '"the same"'),
     ("Such chips use less power than desktop processors.", '"such chips"'),
+    ("The chipmaker has denied both allegations.", '"both allegations"'),
+    ("Both were arrested in Oregon in May.", '"Both" with neither'),
     ("Two decades later, the plant in Ohio closed.",
      'time counted from an event the sentence does not name ("Two decades later")'),
     ("The plant in Ohio closed the following year.", "time counted from an event the sentence does not name"),
@@ -105,6 +107,10 @@ def test_a_sentence_that_leans_says_why(sentence: str, reason: str) -> None:
     "First Solar opened a plant in Ohio.",
     "Though it rained, the plant opened on time.",                      # "though" joining a clause
     "Overall sales of memory rose in the spring.",
+    "Both Intel and AMD cut prices in May.",                             # the pair is in the sentence
+    "Intel and AMD both cut prices in May.",
+    "A deal between Intel and AMD would let both companies cut prices.",
+    "Lawmakers of both parties questioned the chief executive.",        # a set phrase
 ])
 def test_a_sentence_that_stands_on_its_own_passes(sentence: str) -> None:
     """Relative and joining "that", "this year", a pronoun with its noun, a quotation with its speaker."""
@@ -202,3 +208,18 @@ def test_the_article_keeps_a_leaning_sentence_only_after_a_sentence_of_its_sourc
     quote = _record(0, 1, "Gelsinger said the plant would open in 2025.")
     assert standing([quote], "Pat Gelsinger's plant in Ohio", pages) == [quote]
     assert quote.text == "Gelsinger said the plant would open in 2025."
+
+
+def test_a_name_put_in_from_the_page_is_cited_with_the_sentence_it_came_from() -> None:
+    """"The agency said" named as its page names it: the record and the review show the page sentence
+    that names it beside the source sentence, so a reader can check the name."""
+    esa = "The European Space Agency says suspended animation could help crews reach Mars."
+    agency = "The agency said Monday that its researchers examined hibernation."
+    rec = _record(0, 1, agency)
+    assert standing([rec], "Hibernating astronauts", {"http://127.0.0.1/0": [esa, agency]}) == [rec]
+    assert rec.text.startswith("The European Space Agency said Monday") and rec.named_from == [esa]
+    assert rec.evidence == [agency, esa] and rec.to_dict()["named_from"] == [esa]
+    assert [s["text"] for s in review([rec])[0]["sources"]] == [agency, esa]
+    plain = _record(0, 1, "The agency said Monday that it would study hibernation.")
+    standing([plain], "Hibernating astronauts", {"http://127.0.0.1/0": [plain.text]})
+    assert plain.named_from == [] and plain.evidence == [plain.text]

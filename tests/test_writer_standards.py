@@ -17,6 +17,7 @@ import pytest
 from test_writer import RESTATING, OverlapSupport, ScriptedLLM, make_pack, schema
 
 from nonseq.research.extract import extract
+from nonseq.text.abbreviations import definitions
 from nonseq.text.furniture import clean_inline, furniture_reason, unlink
 from nonseq.text.parse import fragment
 from nonseq.text.voice import according_to, opinion, opinion_page, site_name
@@ -295,6 +296,11 @@ def test_an_opinion_names_whose_it_is(embed: Any) -> None:
     assert opinion("The song probably does not refer to a duvet.") == "speculation: probably"
     assert opinion("The smog appears to be thicker than in 2018.") == "speculation: appears to"
     assert opinion("The minister appeared in court on Monday.") == ""
+    # a speech verb that only describes a noun says nothing of whose the claim is
+    assert opinion("The plan appears consistent with another announced by the ministry in March 2019.") == (
+        "speculation: appears consistent")
+    assert opinion("The device, called the Pixel, is the best phone of the year.") == "verdict: best"
+    assert opinion("The ministry announced that the plan is the best in Asia.") == ""
     assert opinion_page("Why Beijing will crush Hong Kong", "https://example.com/opinion/why-beijing")
     assert opinion_page("The Guardian view on Hong Kong | Editorial", "http://127.0.0.1/world/hong-kong")
     assert not opinion_page("Hong Kong protests grow", "https://example.com/news/world/hong-kong")
@@ -347,6 +353,31 @@ def test_a_quotation_that_says_again_one_of_its_sentences_is_a_repeat() -> None:
     verifier.accept(said)
     assert "says what an earlier sentence says" in verifier.check(again, [again], quoted=True).reasons
     assert verifier.check(fresh, [fresh], quoted=True).ok
+
+
+def test_an_abbreviation_and_its_long_form_say_the_same() -> None:
+    """Two pages' "the NYAG declined to comment" and "the New York State Attorney General's office had no
+    comment": the second repeats the first once the abbreviation is read as the long form its page gives."""
+    said = "A spokesperson for the NYAG declined to comment."
+    again = "The New York State Attorney General’s office had no comment."
+    plain = Verifier(OverlapSupport(), 0.5)
+    plain.accept(said)
+    assert plain.check(again, [again], quoted=True).ok
+    verifier = Verifier(OverlapSupport(), 0.5)
+    verifier.aliases = definitions(["The New York State Attorney General (NYAG) is investigating WeWork."])
+    verifier.accept(said)
+    assert "says what an earlier sentence says" in verifier.check(again, [again], quoted=True).reasons
+
+
+def test_the_composer_reads_abbreviations_as_the_plans_pages_spell_them_out(embed: Any) -> None:
+    """The writer's verifier learns each abbreviation's long form from the plan's pages before it checks."""
+    page = ("The New York State Attorney General (NYAG) is investigating WeWork over its cancelled IPO.\n"
+            "The NYAG is examining whether the founder enriched himself through property deals.")
+    plan = build_plan(make_pack([page], "WeWork investigated", "what the NYAG examines"), schema(), embed)
+    verifier = Verifier(OverlapSupport(), 0.5)
+    Composer(ScriptedLLM({}), verifier, RESTATING).run(plan)
+    assert verifier.aliases.get("NYAG") == "New York State Attorney General"
+
 
 def test_made_counts_and_the_review_rows(embed: Any) -> None:
     """Counts by how sentences were made; the review lists restated sentences first, beside the page's words."""

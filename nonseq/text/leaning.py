@@ -19,6 +19,7 @@ finds, or returns None:
   ... but also", nor one on a verb joined to another in the same sentence;
 - "another", "others", "the other" (or "Other ..." first), "the same", "such" with nothing in the
   sentence they compare with;
+- "both" for a pair the sentence does not name ("denied both allegations", "Both were arrested");
 - time counted from an event the sentence does not name ("A half-century later", "the following year");
 - an opening that repeats a predicate said before ("So is coal power.", "Nor has Beijing ...");
 - a phrase that points at another part of its page ("the strategies above", "as mentioned earlier").
@@ -272,6 +273,23 @@ def _other(doc: Any) -> str:
     return ""
 
 
+#: "both sides", "both parties": the two sides of a dispute or of a two-party politics, a set phrase.
+_BOTH_IDIOMS = frozenset(("side", "party"))
+
+
+def _both(doc: Any) -> str:
+    """"both" for a pair the sentence does not name ("denied both allegations", "Both were arrested"), not
+    "both A and B", "the firms both ...", "A and B ... both countries", nor "both sides" ("both parties")."""
+    for t in doc:
+        if (t.lower_ == "both" and t.dep_ in ("det", "predet", "nsubj", "nsubjpass", "dobj", "pobj")
+                and t.head.lemma_.lower() not in _BOTH_IDIOMS
+                and not any(c.dep_ in ("cc", "conj") for c in (*t.head.children, *t.children))
+                and not any(x.dep_ == "conj" and x.pos_ in ("NOUN", "PROPN") for x in doc[:t.i])):
+            return f'"{t.text} {t.head.text}" with only one of the two in the sentence' if t.dep_ in (
+                "det", "predet") else f'"{t.text}" with neither of the two in the sentence'
+    return ""
+
+
 def _counted(doc: Any) -> str:
     """Time counted from an event the sentence does not name ("A half-century later", "the following year")."""
     for t in doc:
@@ -315,7 +333,7 @@ def _page_deixis(doc: Any) -> str:
 
 
 CHECKS: tuple[Callable[[Any], str], ...] = (_connective, _quotation, _pronoun, _demonstrative, _additive,
-                                            _other, _counted, _elliptical, _page_deixis)
+                                            _other, _both, _counted, _elliptical, _page_deixis)
 
 
 def definite_subject(sentence: str) -> str:
@@ -332,16 +350,16 @@ def definite_subject(sentence: str) -> str:
     return str(subject.lemma_).lower()
 
 
-def institution_name(noun: str, before: Sequence[str], said: Sequence[str]) -> str:
-    """The proper name a definite "the <noun>" stands for: the page's nearest mention of the noun before the
-    sentence (`before`: the page's sentences before it, in order), when that mention is a proper name ending
-    in the noun capitalised ("European Space Agency" for "the agency", not "Omar's office") and the article
-    before (`said`) names it nowhere; "" otherwise."""
+def institution_name(noun: str, before: Sequence[str], said: Sequence[str]) -> tuple[str, str]:
+    """The proper name a definite "the <noun>" stands for and the page sentence that names it: the page's
+    nearest mention of the noun before the sentence (`before`: the page's sentences before it, in order),
+    when that mention is a proper name ending in the noun capitalised ("European Space Agency" for "the
+    agency", not "Omar's office") and the article before (`said`) names it nowhere; ("", "") otherwise."""
     if not noun.isalpha() or noun in _PERSON_NOUNS:
-        return ""
+        return "", ""
     name = re.compile(rf"\b((?:[A-Z][\w.'’&-]*\s+){{1,5}}{noun.capitalize()})\b")
     if any(name.search(s) for s in said):
-        return ""
+        return "", ""
     mention = re.compile(rf"\b{noun}s?\b", re.I)
     for sentence in reversed(before):
         found = list(mention.finditer(sentence))
@@ -349,8 +367,8 @@ def institution_name(noun: str, before: Sequence[str], said: Sequence[str]) -> s
             continue
         last = found[-1]
         full = next((m for m in name.finditer(sentence) if m.start(1) <= last.start() < m.end(1)), None)
-        return re.sub(r"^(?:The|A|An)\s+", "", full.group(1)) if full is not None else ""
-    return ""
+        return (re.sub(r"^(?:The|A|An)\s+", "", full.group(1)), sentence) if full is not None else ("", "")
+    return "", ""
 
 
 #: Common nouns for a person: a capitalised run ending in one is a role or a title, not who it is.

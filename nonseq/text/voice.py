@@ -70,10 +70,31 @@ _SPEECH = re.compile(r"\b(?:says?|said|told|tells|added|adds|writes?|wrote|expla
                      r"argued|asked|according to)\b", re.I)
 
 
+#: Dependencies of a speech verb that describes a noun instead of saying whose the sentence is: a
+#: participle hung on the noun ("another plan announced by the ministry", "the device, called the Pixel").
+_DESCRIBING = frozenset(("acl", "amod"))
+
+
+def attributed(text: str) -> bool:
+    """True when words of the text say whose its claim is ("analysts said", "according to"); a speech verb
+    that only describes a noun ("consistent with another plan announced by MOTIE") does not."""
+    found = list(ATTRIBUTED.finditer(text))
+    if not found:
+        return False
+    from nonseq.text.parse import parse
+
+    doc = parse(text)
+    for m in found:
+        span = doc.char_span(m.start(), m.end(), alignment_mode="expand")
+        if span is None or span[0].pos_ != "VERB" or span[0].dep_ not in _DESCRIBING:
+            return True
+    return False
+
+
 def opinion(sentence: str) -> str:
     """What makes the sentence an opinion, verdict or prediction when it names no holder ("" if none)."""
     own = unquoted(sentence)
-    if ATTRIBUTED.search(own):
+    if attributed(own):
         return ""
     for kind, pattern in (("verdict", _EVALUATIVE), ("stance", _STANCE), ("recommendation", _RECOMMEND),
                           ("prediction", _PREDICT), ("speculation", _HEDGE)):

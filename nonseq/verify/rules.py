@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from nonseq.text.leaning import leaning_reason
 from nonseq.text.polarity import opposites
 from nonseq.text.prose import MIN_WORDS, unquoted
-from nonseq.text.voice import ATTRIBUTED, opinion
+from nonseq.text.voice import attributed, opinion
 from nonseq.text.words import numbers as figures
 from nonseq.text.words import tokens as words
 from nonseq.verify.roles import role_change
@@ -230,6 +230,14 @@ class Verifier:
         self.seen: set[tuple[str, ...]] = set()
         self.said: list[tuple[str, ...]] = []  # content stems of every accepted sentence
         self.texts: list[str] = []  # every accepted sentence
+        self.aliases: dict[str, str] = {}  # abbreviation -> the long form its pages give ("NYAG" -> "New York ...")
+
+    def content(self, text: str) -> tuple[str, ...]:
+        """A text's content stems with each abbreviation read as its long form (`aliases`), so that "the
+        NYAG declined to comment" and "the New York State Attorney General had no comment" share words."""
+        for short, long in self.aliases.items():
+            text = re.sub(rf"\b{re.escape(short)}\b", long, text)
+        return stems(text)
 
     def rules(self, sentence: str, sources: Sequence[str], own: bool = True) -> tuple[list[str], list[str]]:
         """The hard-rule failures of one sentence, and what it holds that the sources lack.
@@ -265,7 +273,7 @@ class Verifier:
             reasons.append(f"says less than {self.min_share:.0%} of its source")
         if _key(sentence) in self.seen:
             reasons.append("repeats an earlier sentence")
-        elif any(near_repeat(stems(piece), earlier) for piece in pieces(sentence) for earlier in self.said):
+        elif any(near_repeat(self.content(piece), earlier) for piece in pieces(sentence) for earlier in self.said):
             reasons.append("says what an earlier sentence says")
         reasons += self.structure(sentence, sources, own)
         return reasons, missing
@@ -290,7 +298,7 @@ class Verifier:
             reasons.append(f"leans on a sentence before it ({leans})")
         # a source's guess ("perhaps ...") needs its holder only where the restatement still guesses
         held = [o for s in sources if (o := opinion(s)) and (not o.startswith("speculation") or opinion(sentence))]
-        if held and not ATTRIBUTED.search(sentence):
+        if held and not attributed(sentence):
             reasons.append(f"opinion without its holder ({held[0]})")
         return reasons
 
@@ -316,7 +324,7 @@ class Verifier:
         """Why the sentence repeats by meaning: an earlier sentence of the article that shares at least
         `REPEAT_WORDS` of its content words supports it at the check's decision point (`REPEAT_SUPPORT`),
         so it says nothing new ("" when none does)."""
-        own = set(stems(sentence))
+        own = set(self.content(sentence))
         earlier = [t for t, st in zip(self.texts, self.said, strict=True) if len(own.intersection(st)) >= REPEAT_WORDS]
         if not earlier:
             return ""
@@ -329,5 +337,5 @@ class Verifier:
     def accept(self, sentence: str) -> None:
         """Record a sentence as said (a later repeat of it, or of what it says, fails)."""
         self.seen.add(_key(sentence))
-        self.said.append(stems(sentence))
+        self.said.append(self.content(sentence))
         self.texts.append(sentence)

@@ -101,6 +101,13 @@ class SentenceRecord:
     made: str = "dropped"   # restated, verbatim, quoted or dropped
     text: str = ""
     attempts: list[Attempt] = field(default_factory=list)
+    named_from: list[str] = field(default_factory=list)  # page sentences a name in the text was read from
+
+    @property
+    def evidence(self) -> list[str]:
+        """What the sentence rests on, in its page's words: its source sentences, then any sentence of the
+        same page a name in it was read from ("The agency" named as the page names it)."""
+        return [*(s.page or s.text for s in self.unit.sentences), *self.named_from]
 
     @property
     def copy_ratio(self) -> float:
@@ -110,7 +117,7 @@ class SentenceRecord:
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
         return {"section": self.section, "n": self.unit.n, "made": self.made, "text": self.text,
-                "sources": [s.text for s in self.unit.sentences],
+                "sources": [s.text for s in self.unit.sentences], "named_from": self.named_from,
                 "copy_ratio": round(self.copy_ratio, 3) if self.text else None,
                 "attempts": [a.to_dict() for a in self.attempts]}
 
@@ -282,6 +289,7 @@ class Composer:
 
     def run(self, plan: WritePlan) -> list[SentenceRecord]:
         """Every unit of the plan, in article order."""
+        self.verifier.aliases = definitions(s.text for s in plan.sentences)  # repeats read "NYAG" as its long form
         records: list[SentenceRecord] = []
         total = len(plan.units)
         for si, sec in enumerate(plan.sections):
@@ -331,7 +339,8 @@ def standing(records: list[SentenceRecord], title: str = "",
         page = (pages or {}).get(rec.unit.sentences[0].url, [])
         source = rec.unit.sentences[0].text
         before = page[:page.index(source)] if source in page else []
-        rec.text = named_institution(rec.text, first, before, said)  # "The agency" -> "The European Space Agency"
+        rec.text, naming = named_institution(rec.text, first, before, said)  # "The agency" -> "The European ..."
+        rec.named_from += [naming] if naming else []
         first = unframed((split(rec.text) or [rec.text])[0])
         why = leaning_reason(first, page, said)
         if why and why.startswith("surname"):
@@ -361,17 +370,20 @@ def named_in_full(text: str, first: str, page: list[str], said: list[str]) -> st
     return pattern.sub(full, text, count=1)
 
 
-def named_institution(text: str, first: str, before: list[str], said: list[str]) -> str:
+def named_institution(text: str, first: str, before: list[str], said: list[str]) -> tuple[str, str]:
     """The text with the definite subject its first sentence opens on named as its page names it ("The
     agency said" -> "The European Space Agency said"), when the page's nearest mention before it
-    (`before`) is that proper name and the article before has not said it (`leaning.institution_name`);
-    the text as it is otherwise."""
+    (`before`) is that proper name and the article before has not said it (`leaning.institution_name`),
+    and the page sentence that names it (cited beside the source, so a reader can check the name); the
+    text as it is and "" otherwise."""
     noun = definite_subject(first)
-    full = institution_name(noun, before, said) if noun else ""
+    full, naming = institution_name(noun, before, said) if noun else ("", "")
     if not full:
-        return text
+        return text, ""
     match = re.search(rf"\bThe\s+(?:\w+\s+){{0,2}}?{re.escape(noun)}\b", text, re.I)
-    return text if match is None else text[:match.start()] + f"{text[match.start()]}he {full}" + text[match.end():]
+    if match is None:
+        return text, ""
+    return text[:match.start()] + f"{text[match.start()]}he {full}" + text[match.end():], naming
 
 
 def page_sentences(plan: WritePlan) -> dict[str, list[str]]:
@@ -432,7 +444,7 @@ def review(records: list[SentenceRecord]) -> list[dict[str, Any]]:
     """Each sentence of the article beside the source sentence(s) it came from, in the source's own
     words, restated ones first: `[{"sentence", "made", "sources": [{"n", "text"}]}]`."""
     rows = [{"sentence": r.text, "made": r.made,
-             "sources": [{"n": r.unit.n, "text": s.page or s.text} for s in r.unit.sentences]}
+             "sources": [{"n": r.unit.n, "text": text} for text in r.evidence]}
             for r in records if r.made != "dropped"]
     return sorted(rows, key=lambda row: row["made"] != "restated")
 
