@@ -237,6 +237,13 @@ def test_relative_time_is_anchored_to_the_page_date_or_left_out() -> None:
     assert anchor("The plant opened two weeks ago.", "2019-11-19") == (
         "The plant opened in the week of 5 November 2019.")
     assert anchor("Several years ago, the plant closed.", "2019-11-19") is None
+    # a day or week said as a possessive has no date to stand in its place: not said (a quotation's is its speaker's)
+    assert anchor("He managed last week’s rollout of the service.", "2019-11-19") is None
+    assert anchor("Tuesday's hearing was delayed.", "2019-11-19") is None
+    assert anchor('"Today\'s second hearing is over," Grisham said.', "2019-11-19") == (
+        '"Today\'s second hearing is over," Grisham said.')
+    assert anchor("Today's children read less than their parents.", "2019-11-19") == (
+        "Today's children read less than their parents.")
     assert anchor("More than a year ago, the plant closed.", "2019-11-19") is None
     assert anchor("A year ago, NASA picked nine companies.", "") is None
     # a month without its year: the page's year for the past, the next such month for what will happen

@@ -4,8 +4,9 @@ page's date, or the sentence is left out.
 An article is read long after its sources were written: "this year" means the year the page was
 dated. `anchor(sentence, published)` writes the year (or the date) in, from the page's
 publication date; when the page has no date, or the phrase cannot be anchored (a vague count, "several
-years ago", and vague recency, "recently", "in recent weeks", "for the past few years": how recent is
-not said), it returns None and the sentence is not said. A weekday takes its
+years ago", vague recency, "recently", "in recent weeks", "for the past few years": how recent is
+not said, and a day or week said as a possessive outside a quotation, "last week's rollout", which no
+date can stand in for), it returns None and the sentence is not said. A weekday takes its
 direction from its verb: a past verb ("said Tuesday", "posted Tuesday") the last such day, a future
 one ("will launch Friday") the next; a present one ("launch day is Tuesday", "reports Tuesday")
 could be either, so that sentence is not said.
@@ -45,6 +46,10 @@ _VAGUE = re.compile(r"\b(?:recent(?:ly)?|lately|of late|(?:the\s+)?(?:past|last|
 #: The present of the page ("currently", "now a staff scientist", "at present"): the word is taken out and the
 #: sentence said as of the page's date. Not "now" opening a sentence with a comma ("Now, ..."), "now that",
 #: or "now" counted to ("until now", "by now", "from now").
+#: A day or week said as a possessive ("last week's rollout", "Tuesday's hearing", "yesterday's vote"): no
+#: date can be written in its place, so outside a quotation it leaves the sentence unsaid, like a vague count.
+_POSSESSIVE = re.compile(r"\b(?:(?:last|this|next)\s+(?:week|weekend)|(?:(?:last|this|next)\s+)?(?:"
+                         + "|".join(DAYS) + r")|yesterday)['’]s\b", re.I)
 _PRESENT = re.compile(r"\b(?:currently|presently|nowadays|at present|at the moment|these days|"
                       r"(?<!until )(?<!by )(?<!from )(?<!till )(?:right |just )?now(?! that\b))\b", re.I)
 #: A span counted from the page's date with a number ("the next two years", "the past 12 months"): written as
@@ -140,9 +145,15 @@ def relative_spans(sentence: str) -> list[tuple[int, int]]:
     return [m.span() for pattern in (_YEAR, _MONTH, _DAY, _AGO, _SPAN) for m in pattern.finditer(sentence)]
 
 
+def _possessive(sentence: str) -> bool:
+    """True when the sentence, outside its quotations, says a day or week as a possessive ("last week's")."""
+    return bool(_POSSESSIVE.search(QUOTATION.sub(" ", sentence)))
+
+
 def has_relative_time(sentence: str) -> bool:
     """True when the sentence dates something relative to when it was written."""
-    return any(p.search(sentence) for p in (_YEAR, _MONTH, _DAY, _AGO, _VAGUE, _SPAN)) or bool(_present(sentence))
+    return (any(p.search(sentence) for p in (_YEAR, _MONTH, _DAY, _AGO, _VAGUE, _SPAN)) or bool(_present(sentence))
+            or _possessive(sentence))
 
 
 #: Verbs whose present passive points forward ("Sentencing is scheduled for Feb. 14").
@@ -249,7 +260,7 @@ def anchor(sentence: str, published: str) -> str | None:
     day = page_date(published)
     if not has_relative_time(sentence):
         return _bare_months(sentence, day) if day else sentence
-    if day is None or _VAGUE.search(sentence):
+    if day is None or _VAGUE.search(sentence) or _possessive(sentence):
         return None
     future = False
     if any(m[1] for m in _DAY.finditer(sentence)):  # a weekday: which way from the page's date?
