@@ -127,10 +127,25 @@ def foreign_swap(sent: Span, pool: Pools, idx: int, rng: random.Random) -> str |
     return _text(sent, [(a, b, _at(new, a == sent.start, True))])
 
 
+def _same_role(x: Span, y: Span) -> bool:
+    """True when two names of a sentence hold one role together, so trading places keeps the meaning: the
+    conjuncts of one coordination or list ("Denmark and Switzerland"), or one inside the other's noun
+    phrase ("Rob Goldman, President Ascom North America", "the US-China deal")."""
+    from nonseq.verify.roles import _within
+
+    return y.root in x.root.conjuncts or _within(list(x), list(y))
+
+
 def role_swap(sent: Span, rng: random.Random) -> str | None:
-    """Subject and object trade places, or two different names of the sentence do."""
+    """Subject and object trade places, or two different names of the sentence that hold different roles do.
+
+    Not a swap that keeps the meaning: the subject and complement of "be" ("Top speed is 124 mph"), the
+    conjuncts of one list, or names of one noun phrase (`_same_role`); those return None (the seeded draws
+    stay as they were, so the other items are made as before)."""
     subj, obj = _subject(sent), _object(sent)
     if subj is not None and obj is not None:
+        if obj.dep_ == "attr" and sent.root.lemma_ == "be":
+            return None
         (a, b), (c, d) = _np(subj), _np(obj)
         if d - c <= MAX_NP and (b <= c or d <= a) and sent.doc[a:b].text.lower() != sent.doc[c:d].text.lower():
             x, y = sent.doc[a:b], sent.doc[c:d]
@@ -142,6 +157,8 @@ def role_swap(sent: Span, rng: random.Random) -> str | None:
     if not pairs:
         return None
     x, y = rng.choice(pairs)
+    if _same_role(x, y):
+        return None
     return _text(sent, [(x.start, x.end, y.text), (y.start, y.end, x.text)])
 
 
