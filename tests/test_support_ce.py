@@ -49,6 +49,12 @@ def test_made_pairs_swap_roles_and_keep_faithful_forms(nlp: Any) -> None:
     assert swapped in ("Netscape was created by Mozilla in 2002.", "Navigator was created by Mozilla in 2002.")
     cut = corrupt.cut(sentence(nlp, "Paris, the capital of France, hosted the games in 2024."), rng)
     assert cut == "Paris hosted the games in 2024."
+    # an exchange that keeps the meaning is no role swap: a list's conjuncts, a copula turned round, one phrase
+    for kept in ("On Monday, Switzerland and Denmark clinched.",
+                 "Top speed is an electronically-limited 124 mph.",
+                 "A breakthrough in the US-China trade deal has remained out of reach."):
+        assert corrupt.role_swap(sentence(nlp, kept), random.Random(0)) is None, kept
+    assert corrupt.role_swap(sentence(nlp, "Wales beat Hungary 2-0 on Tuesday in Cardiff."), random.Random(0))
 
 
 def test_check_support_without_the_head_is_the_stack_at_half() -> None:
