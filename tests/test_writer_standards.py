@@ -24,7 +24,7 @@ from nonseq.text.voice import according_to, opinion, opinion_page, site_name
 from nonseq.text.when import anchor
 from nonseq.verify.roles import role_change
 from nonseq.verify.rules import Verifier, near_repeat, stems
-from nonseq.writing.compose import Composer, assemble, counts, review, source_name
+from nonseq.writing.compose import Composer, assemble, counts, own_words, page_names, review, source_name
 from nonseq.writing.plan import PlanSettings, SourceSentence, Unit, build_plan
 
 FIREFOX = ("Firefox is a web browser, and is Mozilla's flagship software product. "
@@ -289,6 +289,20 @@ def test_a_long_page_title_is_cut_at_a_word_where_a_sentence_is_framed_as_its_pa
     assert source_name(unit("15 Tips to Overcome Binge Eating")) == "“15 Tips to Overcome Binge Eating”"
     assert source_name(unit("")) == "the source"
 
+
+
+def test_a_name_the_pages_capitalise_keeps_its_capital_after_a_frame() -> None:
+    """"Clipper" (the pages' "NASA's Europa Clipper mission") stays a name after "According to ...,", whatever
+    the parse took it for; a common word capitalised in a name ("Pew Research Center") does not."""
+    pages = ["NASA's Europa Clipper mission will launch in 2024.", "Data came from the Pew Research Center.",
+             "Clipper will orbit Jupiter, and it will probably study Europa up close.",
+             "Research will probably show more plumes."]
+    names = page_names(pages)
+    assert "Clipper" in names and "Research" not in names and "Europa" not in names
+    def unit(text: str) -> Unit:
+        return Unit([SourceSentence("c0.s0", text, 0, 0, "http://127.0.0.1/x", "Space | space.com", "p", 1.0)])
+    assert own_words(unit(pages[2]), 40, names)[2].startswith("According to space.com, Clipper will orbit")
+    assert own_words(unit(pages[3]), 40, names)[2].startswith("According to space.com, research will")
 
 def test_an_opinion_names_whose_it_is(embed: Any) -> None:
     """A verdict in the source's own voice is said as its source's, never in the article's voice."""

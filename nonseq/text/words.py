@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import math
 import re
+from functools import lru_cache
+from pathlib import Path
 
 from nonseq.text.markers import MARKER_RE
 from nonseq.text.sentences import INLINE_CODE_RE
@@ -51,3 +54,20 @@ def plain(sentence: str) -> str:
 def estimate_tokens(text: str) -> int:
     """About four characters a token, for when no tokenizer is at hand."""
     return math.ceil(len(text) / 4) if text else 0
+
+
+#: The bundled MiniLM's uncased WordPiece vocabulary: about 30,000 common English words and word pieces.
+_VOCABULARY = Path(__file__).resolve().parent.parent / "assets" / "minilm" / "tokenizer.json"
+
+
+@lru_cache(maxsize=1)
+def _common_words() -> frozenset[str]:
+    """The whole words of the bundled vocabulary (no "##" pieces, no bracketed specials)."""
+    vocab = json.loads(_VOCABULARY.read_text(encoding="utf-8"))["model"]["vocab"]
+    return frozenset(w for w in vocab if w.isalpha())
+
+
+def common_word(word: str) -> bool:
+    """True when the word, in lower case, is a whole word of the bundled common-English vocabulary
+    ("research", "europa"); a rarer word ("Clipper", "Dragonfly") is not."""
+    return word.lower() in _common_words()

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import TYPE_CHECKING, Any
@@ -41,7 +42,7 @@ from nonseq.text.voice import (
     speech,
     unframed,
 )
-from nonseq.text.words import tokens
+from nonseq.text.words import common_word, tokens
 from nonseq.verify.rules import Verdict, Verifier
 
 if TYPE_CHECKING:
@@ -223,9 +224,27 @@ def held_view(unit: Unit) -> bool:
     return opinion_page(first.title, first.url, first.section) or any(opinion(s.text) for s in unit.sentences)
 
 
-def own_words(unit: Unit, max_quote_words: int) -> tuple[str, str, str]:
+#: A capitalised word inside a sentence: after a word, a comma or a closing mark and a space (not a
+#: sentence's first word, nor one after a full stop or an opening quotation mark).
+_INSIDE_CAPITAL = re.compile(r"(?<=[\w,;)’'”] )([A-Z][a-z][\w-]*)")
+_WORD = re.compile(r"[A-Za-z][\w-]*")
+
+
+def page_names(sentences: Iterable[str]) -> frozenset[str]:
+    """Words the pages write with a capital inside a sentence, never in lower case, and that are no common
+    English word ("NASA's Europa Clipper mission"; not "Research" of "Pew Research Center"): names, which
+    keep their capital where a frame goes before them, whatever the parse took them for ("According to
+    space.com, Clipper will orbit Jupiter ...")."""
+    texts = list(sentences)
+    lower = {w for t in texts for w in _WORD.findall(t) if w[:1].islower()}
+    return frozenset(m[1] for t in texts for m in _INSIDE_CAPITAL.finditer(t)
+                     if m[1].lower() not in lower and not common_word(m[1]))
+
+
+def own_words(unit: Unit, max_quote_words: int, names: frozenset[str] = frozenset()) -> tuple[str, str, str]:
     """(kind, the words checked, the text said) of a unit in its source's own words: direct speech
-    as a quotation with its speaker; an opinion framed as its source's; else the sentence(s) kept."""
+    as a quotation with its speaker; an opinion framed as its source's (its first word keeps its capital
+    when the parse or the pages' `names` say it is a name); else the sentence(s) kept."""
     first = unit.sentences[0].text
     if speech(first):
         text = quotation(first, max_quote_words)
@@ -233,8 +252,15 @@ def own_words(unit: Unit, max_quote_words: int) -> tuple[str, str, str]:
     body = " ".join(s.text for s in unit.sentences)
     if held_view(unit):  # each sentence of a pair framed: the second is the page's view as much as the first
         name = source_name(unit)
-        return "verbatim", body, " ".join(according_to(s.text, name, keeps_case(s.text)) for s in unit.sentences)
+        return "verbatim", body, " ".join(according_to(s.text, name, keeps_case(s.text) or _first_word(s.text) in names)
+                                          for s in unit.sentences)
     return "verbatim", body, body
+
+
+def _first_word(sentence: str) -> str:
+    """The sentence's first word."""
+    found = _WORD.search(sentence)
+    return found.group() if found else ""
 
 
 class Composer:
@@ -246,6 +272,7 @@ class Composer:
         self.verifier = verifier
         self.cfg = cfg or ComposeSettings()
         self.progress = progress
+        self.names: frozenset[str] = frozenset()  # words the plan's pages write as names (page_names)
 
     def _try(self, kind: str, sources: list[str], text: str, rec: SentenceRecord, said: str = "") -> bool:
         """Verify one candidate sentence; record the attempt; accept it when it passes.
@@ -282,7 +309,7 @@ class Composer:
                     rec.made = "verbatim" if copied(rec.text, sources) else "restated"
                     return rec
         if cfg.quote:
-            kind, checked, said = own_words(unit, cfg.max_quote_words)
+            kind, checked, said = own_words(unit, cfg.max_quote_words, self.names)
             if self._try(kind, sources, checked, rec, said):
                 rec.made = "quoted" if kind == "quote" else "verbatim"
         return rec
@@ -290,6 +317,7 @@ class Composer:
     def run(self, plan: WritePlan) -> list[SentenceRecord]:
         """Every unit of the plan, in article order."""
         self.verifier.aliases = definitions(s.text for s in plan.sentences)  # repeats read "NYAG" as its long form
+        self.names = page_names(s.text for s in plan.sentences)  # "Clipper" keeps its capital after a frame
         records: list[SentenceRecord] = []
         total = len(plan.units)
         for si, sec in enumerate(plan.sections):
