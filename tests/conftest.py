@@ -25,6 +25,14 @@ FIXTURES = Path(__file__).parent / "fixtures"
 ONE_THREAD = {"NONSEQ_EMBEDDING__THREADS": "1", "NONSEQ_RERANK__THREADS": "1", "NONSEQ_LLM__THREADS": "1"}
 
 
+def pytest_report_header() -> str:
+    """Where the shared reference data was found: the tests on real pages and datasets read it."""
+    from devkit.data import DATA
+
+    found = (DATA / "README.md").is_file()
+    return f"shared data: {DATA}" + ("" if found else " (NOT FOUND: clone beside `shared/`, or set NONSEQ_DATA)")
+
+
 @pytest.fixture(autouse=True)
 def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Run in a fresh folder with no NONSEQ_* variables but one thread per model, and no model hub."""
