@@ -159,3 +159,18 @@ def test_macro_f1() -> None:
     assert bench.macro_f1([True, True], [True, True]) == 50.0
 
 
+
+
+def test_the_trained_candidate_reads_who_does_what_from_the_parse() -> None:
+    """The ninth amendment's inputs: a name given another's role, a subject the source holds in another role,
+    and a name the source lacks are each read; the faithful sentence reads clean."""
+    from training.support_ce.learned import ROLE_FEATURES, role_features
+
+    def read(claim: str) -> dict[str, float]:
+        return dict(zip(ROLE_FEATURES, role_features(claim, [FIREFOX]), strict=True))
+
+    faithful, swapped, foreign = read("Firefox is a web browser."), read("Mozilla is a web browser."), \
+        read("Google is a web browser.")
+    assert (faithful["exchanged"], faithful["subject_held"], faithful["name_share"]) == (0.0, 1.0, 1.0)
+    assert (swapped["exchanged"], swapped["subject_elsewhere"]) == (1.0, 1.0)
+    assert swapped["role_share"] < 1.0 and foreign["name_share"] < 1.0 and foreign["exchanged"] == 0.0

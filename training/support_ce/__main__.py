@@ -14,6 +14,8 @@
     python -m training.support_ce judge-who --work W            the sixth amendment's `who`, fold 0 (~3 min)
     python -m training.support_ce judge-cut --work W            the seventh's claim decision point, out of fold
     python -m training.support_ce judge-cuts --work W           the eighth's sentence decision point, out of fold
+    python -m training.support_ce judge-lr --work W             the ninth's trained who-lr, folds 1-4 -> fold 0
+    python -m training.support_ce judge-lr-sentence --work W    the tenth's, the sentence setting, out of fold
 
 Seeded throughout (seed 0). Times are on the shared 2-core machine under `nice -n 10`, two onnxruntime
 threads. See docs/support-model.md for the shipped run's figures and PROTOCOL.md for how it was judged.
@@ -122,7 +124,8 @@ def main(argv: list[str] | None = None) -> int:
     """Parse the command line and run one step."""
     p = argparse.ArgumentParser(prog="python -m training.support_ce", description=__doc__.splitlines()[0])
     p.add_argument("step", choices=("data", "feats", "judge", "ship", "latency", "finetune", "judge-ft", "ship-ft",
-                                     "judge-blend", "judge-who", "judge-cut", "judge-cuts"))
+                                     "judge-blend", "judge-who", "judge-cut", "judge-cuts", "judge-lr",
+                                     "judge-lr-sentence"))
     p.add_argument("--work", type=Path, required=True)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=2)
@@ -174,6 +177,20 @@ def main(argv: list[str] | None = None) -> int:
         figs = cut.judge_cuts(a.work, K, a.seed, a.threads, CLAIM_POINT)
         (a.work / "judge_cuts.json").write_text(json.dumps(figs, indent=1), encoding="utf-8")
         print(json.dumps(figs))
+    elif a.step == "judge-lr":
+        from training.support_ce import learned
+
+        figs = learned.judge_lr(a.work, K, a.seed, a.threads)
+        figs["latency"] = learned.latency(a.work, a.threads, figs["model"])
+        learned.write(a.work, figs)
+        print(json.dumps({k: figs[k] for k in ("who-lr", "who+cut", "latency")}))
+    elif a.step == "judge-lr-sentence":
+        from training.support_ce import learned
+
+        figs = learned.judge_lr_sentence(a.work, K, a.seed, a.threads)
+        figs["latency"] = learned.latency(a.work, a.threads, figs["final"])
+        (a.work / "judge_lr_sentence.json").write_text(json.dumps(figs, indent=1), encoding="utf-8")
+        print(json.dumps({k: figs[k] for k in ("who-lr/sentence", "who+cut", "latency")}))
     elif a.step == "latency":
         pairs = data.load(a.work / "pairs.jsonl")
         print(json.dumps([judge.latency(pairs, 200, t) for t in (1, 2)]))
