@@ -16,6 +16,7 @@
     python -m training.support_ce judge-cuts --work W           the eighth's sentence decision point, out of fold
     python -m training.support_ce judge-lr --work W             the ninth's trained who-lr, folds 1-4 -> fold 0
     python -m training.support_ce judge-lr-sentence --work W    the tenth's, the sentence setting, out of fold
+    python -m training.support_ce judge-lr-few --work W         the eleventh's five-input model, out of fold
 
 Seeded throughout (seed 0). Times are on the shared 2-core machine under `nice -n 10`, two onnxruntime
 threads. See docs/support-model.md for the shipped run's figures and PROTOCOL.md for how it was judged.
@@ -125,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m training.support_ce", description=__doc__.splitlines()[0])
     p.add_argument("step", choices=("data", "feats", "judge", "ship", "latency", "finetune", "judge-ft", "ship-ft",
                                      "judge-blend", "judge-who", "judge-cut", "judge-cuts", "judge-lr",
-                                     "judge-lr-sentence"))
+                                     "judge-lr-sentence", "judge-lr-few"))
     p.add_argument("--work", type=Path, required=True)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=2)
@@ -191,6 +192,12 @@ def main(argv: list[str] | None = None) -> int:
         figs["latency"] = learned.latency(a.work, a.threads, figs["final"])
         (a.work / "judge_lr_sentence.json").write_text(json.dumps(figs, indent=1), encoding="utf-8")
         print(json.dumps({k: figs[k] for k in ("who-lr/sentence", "who+cut", "latency")}))
+    elif a.step == "judge-lr-few":
+        from training.support_ce import learned
+
+        figs = learned.judge_lr_few(a.work, K, a.seed, a.threads)
+        (a.work / "judge_lr_few.json").write_text(json.dumps(figs, indent=1), encoding="utf-8")
+        print(json.dumps({k: figs[k] for k in ("paraphrase_swaps", "signs_as_meant")}))
     elif a.step == "latency":
         pairs = data.load(a.work / "pairs.jsonl")
         print(json.dumps([judge.latency(pairs, 200, t) for t in (1, 2)]))

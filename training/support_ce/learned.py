@@ -207,3 +207,89 @@ def who_lr_scores(pairs: Sequence[tuple[str, Any]], model: dict[str, Any], threa
     x = (who_lr_inputs(pairs, results, stack) - np.asarray(model["mean"])) / np.asarray(model["scale"])
     z = x @ np.asarray(model["coef"]) + model["intercept"]
     return [float(v) for v in 1 / (1 + np.exp(-z))]
+
+
+def subject_missing(claim: str, evidence: Sequence[str]) -> float:
+    """1 when a claim sentence's main-clause subject (a noun or proper noun, by lemma) is not a name of the evidence
+    sentence holding most of that claim sentence's names (a foreign swap's mark), else 0."""
+    from nonseq.text import parse
+    from nonseq.text.sentences import sentences
+
+    given = [s for e in evidence for s in sentences(FOOTNOTE_NUMBER.sub("", e))] or [" ".join(evidence)]
+    for part in sentences(FOOTNOTE_NUMBER.sub("", claim)) or [claim]:
+        doc = parse.parse(part.translate(_QUOTES))
+        said = _names(doc)
+        best = max(given, key=lambda s: len(set(said) & set(_names(parse.parse(s.translate(_QUOTES))))))
+        held = set(_names(parse.parse(best.translate(_QUOTES))))
+        subjects = {n for n, ts in said.items() if any(t.dep_ in ("nsubj", "nsubjpass") and t.head.dep_ == "ROOT"
+                                                        for t in ts)}
+        if subjects - held:
+            return 1.0
+    return 0.0
+
+
+#: `who-lr/few`'s inputs: columns of WHO_LR_INPUTS, then `subject_missing`.
+FEW = ("stack_logit", "verbatim", "exchanged", "subject_elsewhere")
+FEW_SIGNS = (1, 1, -1, -1, -1)
+
+
+def few_inputs(items: list[dict[str, Any]], x: np.ndarray, sentence: np.ndarray, cache: Path) -> np.ndarray:
+    """The eleventh amendment's five inputs for the sentence-setting rows (zeros elsewhere), `subject_missing` kept in
+    `cache`."""
+    from nonseq.verify.support import source_units
+
+    if cache.is_file():
+        missing = np.load(cache)
+    else:
+        missing = np.zeros(len(items))
+        for j in np.nonzero(sentence)[0]:
+            missing[j] = subject_missing(items[j]["claim"], source_units(items[j]["source"]))
+        np.save(cache, missing)
+    cols = [WHO_LR_INPUTS.index(name) for name in FEW]
+    return np.column_stack([x[:, cols], missing])
+
+
+def paraphrase_swaps(items: list[dict[str, Any]], sentence: np.ndarray, y: np.ndarray,
+                     scores: dict[str, np.ndarray]) -> dict[str, Any]:
+    """Swap sets whose faithful claims are real paraphrases (the sentence set's supported WiCE oracle and SciFact
+    rationale pairs) and whose others are the made role or foreign swaps of the sentence setting: a seeded sample
+    of as many of each; macro-F1 at 0.5 per check (the eleventh amendment's estimate)."""
+    from bench.support import macro_f1
+
+    st, sub = np.array([it["set"] for it in items]), np.array([it["sub"] for it in items])
+    faithful = np.nonzero((st == "sentence") & np.isin(sub, ["wice_oracle", "scifact_rationale"]) & y)[0]
+    rng, out = np.random.default_rng(0), {}
+    for kind in ("role_swap", "foreign_swap"):
+        others = np.nonzero((st == "made") & (sub == kind) & sentence)[0]
+        n = min(len(others), len(faithful))
+        idx = np.concatenate([rng.choice(faithful, n, replace=False), rng.choice(others, n, replace=False)])
+        out[kind] = {"n_each": int(n)} | {name: macro_f1(s[idx] >= 0.5, y[idx]) for name, s in scores.items()}
+    out["faithful_recall"] = {name: round(float((s[faithful] >= 0.5).mean()), 3) for name, s in scores.items()}
+    return out
+
+
+def judge_lr_few(work: Path, k: int, seed: int, threads: int) -> dict[str, Any]:
+    """The eleventh amendment: `who-lr/few` in the sentence setting, `who+cut` elsewhere, out of fold on all rows,
+    beside `who+cut` and the tenth's `who-lr/sentence` (for the estimate only)."""
+    items = rows(work, k, seed)
+    x, shipped = features(items, threads, work / "who_lr_features.npz")
+    fold = np.array([it["fold"] for it in items])
+    y = np.array([it["y"] for it in items], bool)
+    sentence = x[:, WHO_LR_SETTING] == 0
+    few = few_inputs(items, x, sentence, work / "who_lr_subject_missing.npy")
+    judged = np.array([it["set"] != "made" for it in items])
+    prob, tenth = shipped.copy(), shipped.copy()
+    for i in range(k):
+        train, test = sentence & (fold != i), sentence & (fold == i)
+        rows_i = [items[j] for j in np.nonzero(train)[0]]
+        prob[test] = fit(few[train], rows_i).predict_proba(few[test])[:, 1]
+        tenth[test] = fit(x[train], rows_i).predict_proba(x[test])[:, 1]
+    final = fit(few[sentence], [items[j] for j in np.nonzero(sentence)[0]])
+    coef = final.named_steps["logisticregression"].coef_[0]
+    every = [items[j] for j in np.nonzero(judged)[0]]
+    model = export(final) | {"inputs": [*FEW, "subject_missing"]}
+    return {"who-lr/few": judge.figures(every, prob[judged]), "who+cut": judge.figures(every, shipped[judged]),
+            "paraphrase_swaps": paraphrase_swaps(items, sentence, y, {"who-lr/few": prob, "who+cut": shipped,
+                                                                      "who-lr/sentence": tenth}),
+            "signs_as_meant": bool(all(np.sign(c) == s for c, s in zip(coef, FEW_SIGNS, strict=True))),
+            "final": model, "judged_rows": int(judged.sum()), "sentence_rows": int(sentence.sum())}
