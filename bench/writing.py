@@ -187,16 +187,20 @@ def relevant_sources(written: Any) -> int:
 
 def reading(spec: dict[str, Any], written: Any) -> list[dict[str, Any]]:
     """What the blind reader sees of each sentence: the topic, its section, the sentence before it in
-    its paragraph, its cited source sentences (the page's words) and each one's page date (what the
-    page's relative time is read from); not how it was made."""
+    its paragraph, its cited source sentences (the page's words), each one's page date (what the
+    page's relative time is read from) and the name its page goes by (what a frame "According to ..." names:
+    the site's name, else the page's title); not how it was made."""
     from nonseq.text.sentences import split
+    from nonseq.text.voice import page_title, site_name
 
-    by_text, dates = {}, {}
+    by_text, dates, pages = {}, {}, {}
     for r in written.records:
         for s in split(r.text) or [r.text]:
             by_text[key(s)] = r.evidence
             dates[key(s)] = [(written.plan.chunks[x.chunk].chunk.published or "")[:10] for x in r.unit.sentences]
             dates[key(s)] += dates[key(s)][:1] * len(r.named_from)  # a name is read from the same page
+            pages[key(s)] = [site_name(x.title, x.url, x.site) or page_title(x.title) for x in r.unit.sentences]
+            pages[key(s)] += pages[key(s)][:1] * len(r.named_from)
     out, prev, section = [], "", ""
     for line in written.body.splitlines():
         if line.lstrip().startswith("#"):
@@ -210,7 +214,8 @@ def reading(spec: dict[str, Any], written: Any) -> list[dict[str, Any]]:
             clean = _MARKERS.sub("", s).strip()
             out.append({"topic": spec["key"], "title": spec["title"], "focus": spec["focus"],
                         "section": section, "before": prev, "sentence": clean,
-                        "sources": by_text.get(key(clean), []), "page_dates": dates.get(key(clean), [])})
+                        "sources": by_text.get(key(clean), []), "page_dates": dates.get(key(clean), []),
+                        "pages": pages.get(key(clean), [])})
             prev = clean
     return out
 

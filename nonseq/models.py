@@ -13,6 +13,8 @@ from typing import Any
 PAGES_KEY = "pages"
 #: The extra payload key of the site section a page is filed under ("Opinion", "ideas"), from its metadata.
 SECTION_KEY = "section"
+#: The extra payload key of the site's own name for itself ("MacRumors", "The Hill"), from its metadata (og:site_name).
+SITE_KEY = "site"
 #: Namespace for deterministic point ids (uuid5).
 POINT_NAMESPACE = uuid.UUID("6f1c2b8e-4d0a-5b7e-9a31-2c4e5f607182")
 

@@ -17,7 +17,7 @@ from nonseq.text.voice import opinion, opinion_page, page_title, site_name, unfr
 from nonseq.text.when import anchor
 from nonseq.verify.rules import Verifier
 from nonseq.writing.compose import Composer, assemble, named_institution, source_name
-from nonseq.writing.plan import build_plan
+from nonseq.writing.plan import SourceSentence, Unit, build_plan
 
 
 def test_recency_with_no_count_cannot_be_dated_so_it_is_not_said() -> None:
@@ -234,11 +234,20 @@ def test_the_eighth_rounds_rules() -> None:
     assert defs["CLPS"] == "Commercial Lunar Payload Services"
 
 
+def page_chunk(html: str, url: str) -> tuple[Any, Any]:
+    """A page extracted as research extracts it, and its first chunk (a word count stands in for the tokenizer)."""
+    from nonseq.research.chunking import Chunker
+    from nonseq.research.extract import extract
+
+    doc = extract(html, "text/html", url)
+    assert doc is not None
+    chunker = Chunker(lambda text: len(text.split()))
+    return doc, next(chunker.iter_chunks(doc, topic_slug="t", category="finance", domain="127.0.0.1"))
+
+
 def test_a_page_filed_under_an_opinion_section_is_its_authors_view() -> None:
     """The section a page's metadata files it under ("ideas", "Opinion") reaches the plan and frames its sentences."""
     from nonseq.models import SECTION_KEY
-    from nonseq.research.chunking import Chunker
-    from nonseq.research.extract import extract
 
     html = ('<html><head><title>Banks for the broke | Wired</title><script type="application/ld+json">'
             '{"@context":"http://schema.org","@type":"NewsArticle","headline":"Banks for the broke",'
@@ -246,14 +255,36 @@ def test_a_page_filed_under_an_opinion_section_is_its_authors_view() -> None:
             "<h1>Banks for the broke</h1><p>The latest wave of tech-based financial startups have a new angle on "
             "the banking sector, and it is not a kind one to their customers.</p><p>Better banking is not a bad "
             "idea, nor is it a tough sell for anyone who has tried to open an account.</p></article></body></html>")
-    doc = extract(html, "text/html", "http://127.0.0.1/story/banks")
-    assert doc is not None and doc.section == "ideas"
-    chunker = Chunker(lambda text: len(text.split()))  # a word count stands in for the tokenizer
-    chunk = next(chunker.iter_chunks(doc, topic_slug="t", category="finance", domain="127.0.0.1"))
-    assert chunk.extra[SECTION_KEY] == "ideas"
+    doc, chunk = page_chunk(html, "http://127.0.0.1/story/banks")
+    assert doc.section == "ideas" and chunk.extra[SECTION_KEY] == "ideas"
     assert opinion_page("Banks for the broke", "http://127.0.0.1/story/banks", "ideas")
     assert opinion_page("x", "http://127.0.0.1/a", "Opinion")
     assert not opinion_page("x", "https://thehill.com/blogs/blog-briefing-room/news/x", "Blog Briefing Room - News")
+
+
+def test_a_sentence_is_framed_with_the_sites_own_name_for_itself() -> None:
+    """og:site_name reaches the chunk and names the source in a frame ("According to MacRumors.com, ...") where the
+    page's address cannot (a page served from 127.0.0.1) or spells the same name; never a name its host contradicts."""
+    from nonseq.models import SITE_KEY
+
+    html = ('<html><head><title>13-Inch MacBook Pro With Scissor Keyboard Expected in 2020</title>'
+            '<meta property="og:site_name" content="MacRumors.com"></head><body><article>'
+            "<h1>13-Inch MacBook Pro With Scissor Keyboard Expected in 2020</h1><p>Following the 16-inch MacBook "
+            "Pro, Apple plans to release a new 13-inch MacBook Pro with a scissor switch keyboard in the first half "
+            "of 2020, according to industry sources cited by DigiTimes.</p><p>The report claims the display size "
+            "will remain 13.3 inches, although we would not completely rule out hopes of a larger display.</p>"
+            "</article></body></html>")
+    doc, chunk = page_chunk(html, "http://127.0.0.1/2019/11/18/macbook")
+    assert doc.site_name == "MacRumors.com" and chunk.extra[SITE_KEY] == "MacRumors.com"
+    unit = Unit([SourceSentence("c0.s0", "The display could grow.", 0, 0, doc.url, doc.title, "p", 1.0,
+                                site=chunk.extra[SITE_KEY])])
+    assert source_name(unit) == "MacRumors.com"
+    assert site_name("t", "https://www.macrumors.com/x", "MacRumors.com") == "MacRumors.com"
+    assert site_name("t", "https://thehill.com/x", "The Hill") == "The Hill"
+    assert site_name("t", "https://www.wsj.com/x", "Wall Street Journal") == "wsj.com"  # the host says otherwise
+    assert site_name("Review | Engadget", "http://127.0.0.1/x", "Other") == "Engadget"  # the title's site part first
+    assert site_name("t", "http://127.0.0.1/x", "Autoracing | F1 | Indy | MotoGP") == "Autoracing"
+    assert site_name("t", "http://127.0.0.1/x", "News") == "" and site_name("t", "http://127.0.0.1/x") == ""
 
 
 def test_a_definite_subject_is_named_as_its_pages_nearest_mention_names_it() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
-from nonseq.models import SECTION_KEY, Chunk, SourceKind, provenance_header
+from nonseq.models import SECTION_KEY, SITE_KEY, Chunk, SourceKind, provenance_header
 from nonseq.research.extract import Document
 from nonseq.text.sentences import sentences
 
@@ -102,6 +102,8 @@ class Chunker:
                           trust_boost=trust_boost, source_kind=source_kind, position=n)
             if doc.section:
                 chunk.extra[SECTION_KEY] = doc.section
+            if doc.site_name:
+                chunk.extra[SITE_KEY] = doc.site_name
             if doc.line_pages:
                 chunk.pages, breaks = _pages_of(window)
                 if breaks:

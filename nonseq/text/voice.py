@@ -196,17 +196,33 @@ def page_title(title: str) -> str:
         title = title[:cuts[-1].start()]
 
 
-def site_name(title: str, url: str = "") -> str:
-    """A source's name: the site part of its page title ("Review | Engadget"), else its host's name
-    ("www.theverge.com" -> "theverge.com"); "" when there is neither (an address, a local file)."""
+def _short_name(name: str) -> str:
+    """A name fit to frame a sentence with: 1-4 words, at most 40 characters, not a section's word ("" if not)."""
+    name = " ".join(name.strip(" _").split())
+    if 1 <= len(name.split()) <= 4 and len(name) <= 40 and re.search(r"[A-Za-z]", name) and not _GENERIC.match(name):
+        return name
+    return ""
+
+
+def _letters(text: str) -> str:
+    """Lower-case letters and digits only ("The Hill" -> "thehill", "www.thehill.com" -> "wwwthehillcom")."""
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+def site_name(title: str, url: str = "", site: str = "") -> str:
+    """A source's name: the site part of its page title ("Review | Engadget"); else the site's own name for
+    itself (`site`, og:site_name: "MacRumors.com", "The Hill") where its host spells the same name or there is
+    no host to name it by (a page served from an address); else its host's name ("www.theverge.com" ->
+    "theverge.com"); "" when there is none of these (a local file)."""
     parts = [p.strip() for p in _SEPARATORS.split(title or "") if p.strip()]
-    if len(parts) > 1:
-        last = parts[-1]
-        if 1 <= len(last.split()) <= 4 and not _GENERIC.match(last) and len(last) <= 40:
-            return last
+    if len(parts) > 1 and (last := _short_name(parts[-1])):
+        return last
     host = (urlsplit(url).hostname or "") if url.startswith(("http://", "https://")) else ""
-    if not host or re.fullmatch(r"[\d.]+|localhost|\[?[0-9a-f:]+\]?", host):
-        return ""
+    if re.fullmatch(r"[\d.]+|localhost|\[?[0-9a-f:]+\]?", host):
+        host = ""
+    named = _short_name(_SEPARATORS.split(site or "")[0])
+    if named and (not host or _letters(named) in _letters(host)):
+        return named
     return host.removeprefix("www.")
 
 

@@ -209,7 +209,7 @@ TITLE_CHARS = 80
 def source_name(unit: Unit) -> str:
     """Whose a unit's words are: its source's site name, else its page title in quotation marks."""
     first = unit.sentences[0]
-    name = site_name(first.title, first.url)
+    name = site_name(first.title, first.url, first.site)
     if name:
         return name
     title = page_title(first.title)

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from nonseq.models import SECTION_KEY, DropReason, SourceKind
+from nonseq.models import SECTION_KEY, SITE_KEY, DropReason, SourceKind
 from nonseq.text.furniture import clean_inline, furniture_reason
 from nonseq.text.leaning import definite_subject, leaning_reason
 from nonseq.text.parse import lemmas
@@ -97,6 +97,7 @@ class SourceSentence:
     reason: str = ""        # why it was not planned ("" = usable)
     page: str = ""          # the sentence as the page has it (before markers went and dates came in)
     section: str = ""       # the site section its page is filed under ("Opinion"; models.SECTION_KEY)
+    site: str = ""          # the site's own name for itself ("MacRumors"; models.SITE_KEY)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
@@ -252,7 +253,8 @@ def source_sentences(chunks: Sequence[Candidate], cfg: PlanSettings,
                 reason = "relative time, and the page has no date"
             out.append(SourceSentence(f"c{ci}.s{si}", anchored or text, ci, si, c.chunk.url, title,
                                       c.point_id, score, reason=reason, page=raw,
-                                      section=str(c.chunk.extra.get(SECTION_KEY) or "")))
+                                      section=str(c.chunk.extra.get(SECTION_KEY) or ""),
+                                      site=str(c.chunk.extra.get(SITE_KEY) or "")))
     usable = [s for s in out if not s.reason]
     parse_many([s.text for s in usable])
     for s in usable:
