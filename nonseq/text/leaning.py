@@ -64,7 +64,8 @@ THING = frozenset(("it", "its", "itself"))
 GROUP = frozenset(("they", "them", "their", "theirs", "themselves"))
 PRONOUNS = PERSON | THING | GROUP
 SPEECH_VERBS = frozenset(("say", "tell", "add", "write", "explain", "note", "state", "argue", "ask", "continue",
-                          "recall", "insist", "warn", "declare", "reply", "answer", "claim", "announce", "tweet"))
+                          "advise", "recall", "insist", "warn", "declare", "reply", "answer", "claim", "announce",
+                          "tweet"))
 TIME_NOUNS = frozenset(("second", "minute", "hour", "day", "night", "week", "weekend", "month", "year",
                         "decade", "century", "half-century", "generation", "season", "era", "time", "morning",
                         "afternoon", "evening", *(m.lower() for m in MONTHS)))

@@ -215,6 +215,25 @@ def fragment(text: str, allow_imperative: bool = False) -> str:
     return "no subject"
 
 
+#: What may open an order before its verb: "To get started, simply start ...", "Now, keep ...".
+_ORDER_LEAD = frozenset(("advmod", "advcl", "intj", "mark", "punct", "prep", "npadvmod"))
+
+
+def order(text: str) -> bool:
+    """True for an order, also after an opening phrase or clause ("Keep saving.", "Don't forget to live.",
+    "To get started, simply start recording what you eat."): the root is a bare verb with no subject and no
+    auxiliary but "do", and only such an opening comes before it; never a question."""
+    doc = parse(text)
+    root = next((t for t in doc if t.dep_ == "ROOT"), None)
+    if root is None or root.tag_ != "VB" or text.rstrip().endswith("?"):
+        return False
+    if any(c.dep_ in _SUBJECTS | _PASSIVE_SUBJECTS or (c.dep_ in ("aux", "auxpass") and c.lemma_.lower() != "do")
+           for c in root.children):
+        return False
+    lead = {t.i for c in root.children if c.dep_ in _ORDER_LEAD and c.i < root.i for t in c.subtree}
+    return all(t.i in lead or t.is_punct or t.dep_ == "neg" or t.lemma_.lower() == "do" for t in doc if t.i < root.i)
+
+
 def _imperative(doc: Any) -> bool:
     """True for an order ("Keep the lid closed."): the root is a bare verb and nothing is its subject."""
     root = next((t for t in doc if t.dep_ == "ROOT"), None)

@@ -29,7 +29,7 @@ from nonseq.events import Kind, Progress, Step, emit
 from nonseq.text.abbreviations import definitions, spelled_out
 from nonseq.text.furniture import unlink
 from nonseq.text.leaning import TITLES, definite_subject, institution_name, leaning_reason, surname_referent
-from nonseq.text.parse import keeps_case
+from nonseq.text.parse import keeps_case, order
 from nonseq.text.sentences import split, strip_dateline
 from nonseq.text.voice import (
     SPEECH,
@@ -196,6 +196,13 @@ def quotation(text: str, max_words: int) -> str:
     return f"{who}: “{body.rstrip('.!?,… ').rstrip()}{' …' if body.endswith('…') else ''}”"
 
 
+def advice(body: str, name: str) -> str:
+    """A page's order given as its advice, in its words: `Healthline Media advises: “Start by ...”`."""
+    body = body.strip().replace("“", "‘").replace("”", "’").replace('"', "'")
+    name = name[:1].upper() + name[1:]
+    return f"{name} advises: “{body.rstrip('.!?,… ').rstrip()}”"
+
+
 def copied(text: str, sources: list[str]) -> bool:
     """True when a sentence is word for word a source sentence, or the unit's sentences together."""
     key = tokens(text)
@@ -219,9 +226,11 @@ def source_name(unit: Unit) -> str:
 
 
 def held_view(unit: Unit) -> bool:
-    """True when a unit is someone's view: an opinion, verdict or prediction, or a sentence of an opinion page."""
+    """True when a unit is someone's view: an opinion, verdict or prediction, a sentence of an opinion page, or an
+    order (a page's advice)."""
     first = unit.sentences[0]
-    return opinion_page(first.title, first.url, first.section) or any(opinion(s.text) for s in unit.sentences)
+    return opinion_page(first.title, first.url, first.section) or any(opinion(s.text) or order(s.text)
+                                                                      for s in unit.sentences)
 
 
 #: A capitalised word inside a sentence: after a word, a comma or a closing mark and a space (not a
@@ -250,6 +259,8 @@ def own_words(unit: Unit, max_quote_words: int, names: frozenset[str] = frozense
         text = quotation(first, max_quote_words)
         return "quote", text, text
     body = " ".join(s.text for s in unit.sentences)
+    if any(order(s.text) for s in unit.sentences):  # a page's order is its advice: said as its page's, quoted
+        return "quote", body, advice(body, source_name(unit))
     if held_view(unit):  # each sentence of a pair framed: the second is the page's view as much as the first
         name = source_name(unit)
         return "verbatim", body, " ".join(according_to(s.text, name, keeps_case(s.text) or _first_word(s.text) in names)
