@@ -20,7 +20,7 @@ from nonseq.research.extract import extract
 from nonseq.text.abbreviations import definitions
 from nonseq.text.furniture import clean_inline, furniture_reason, unlink
 from nonseq.text.parse import fragment, order
-from nonseq.text.voice import according_to, opinion, opinion_page, site_name
+from nonseq.text.voice import according_to, opinion, opinion_page, site_name, unframed
 from nonseq.text.when import anchor
 from nonseq.verify.roles import role_change
 from nonseq.verify.rules import Verifier, near_repeat, stems
@@ -430,7 +430,8 @@ def test_the_summary_line_quotes_the_reading_of_the_writer_that_made_the_sentenc
 
 def test_a_pages_order_is_given_as_its_advice_and_verified_in_its_words() -> None:
     """An order ("Start by ...", "To get started, simply start ...", "Don't forget ...") is a recommendation: it
-    is quoted as its page's advice, never said in the article's voice; a statement is not an order."""
+    is framed as its page's advice in its words, never said in the article's voice (and not as a quotation, so a
+    how-to article of steps stays prose); a statement is not an order."""
     for text in ("Start by clearing out processed snack foods like chips and candies.",
                  "To get started, simply start recording what you eat each day using a journal.",
                  "Keep saving and investing, but don't forget to live in the present while you can."):
@@ -443,7 +444,8 @@ def test_a_pages_order_is_given_as_its_advice_and_verified_in_its_words() -> Non
     unit = Unit([SourceSentence("c0.s0", step, 0, 0, "http://127.0.0.1/x", "15 tips", "p", 1.0,
                                 site="Healthline")])
     kind, checked, said = own_words(unit, 40)
-    assert (kind, checked) == ("quote", step)
-    assert said == "Healthline advises: “Start by clearing out processed snack foods like chips and candies”"
+    assert (kind, checked) == ("verbatim", step)
+    assert said == "Healthline advises: start by clearing out processed snack foods like chips and candies."
+    assert unframed(said) == step
     verifier = Verifier(OverlapSupport(), 0.5, allow_imperative=True)
     assert verifier.check(checked, [step], quoted=True).ok

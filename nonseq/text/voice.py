@@ -230,21 +230,32 @@ def according_to(sentence: str, name: str, keep_case: bool | None = None) -> str
     """The source sentence framed as the source's: "According to Engadget, the ...". Its first
     word keeps its capital when it is a name (`keep_case`, from a parse; else a guess: any
     capitalised word that is not a common sentence opener); a leading connective goes."""
+    return _framed(sentence, f"According to {name}, ", keep_case)
+
+
+def advises(sentence: str, name: str, keep_case: bool | None = None) -> str:
+    """A page's order framed as its advice: "Healthline Media advises: start by ..." (its first word as in
+    `according_to`)."""
+    return _framed(sentence, f"{name[:1].upper()}{name[1:]} advises: ", keep_case)
+
+
+def _framed(sentence: str, frame: str, keep_case: bool | None) -> str:
+    """The sentence after a frame of the article's, its first word in lower case unless it is a name."""
     body = re.sub(r"^(?:but|and|however|also|still|yet|so)\b,?\s+", "", sentence.strip(), flags=re.I)
     first = body.split(" ", 1)[0]
     lower = first[:1].lower() + first[1:]
     if keep_case is None:
         keep_case = first.isupper() or first == "I" or (first[:1].isupper() and not _common(lower))
     body = body if keep_case else lower + body[len(first):]
-    return f"According to {name}, {body}"
+    return frame + body
 
 
-_FRAME = re.compile(r"^According to (?:“[^”]*”|\"[^\"]*\"|[^,“\"]+), ")
+_FRAME = re.compile(r"^(?:According to (?:“[^”]*”|\"[^\"]*\"|[^,“\"]+), |(?:“[^”]*”|[^:“\"]{1,60}) advises: )")
 
 
 def unframed(sentence: str) -> str:
-    """The sentence without an "According to ..., " frame of the article's (`according_to`), its first
-    letter a capital again: what the source said, for the checks that read it."""
+    """The sentence without an "According to ..., " or "... advises: " frame of the article's (`according_to`,
+    `advises`), its first letter a capital again: what the source said, for the checks that read it."""
     m = _FRAME.match(sentence)
     if not m:
         return sentence

@@ -35,6 +35,7 @@ from nonseq.text.voice import (
     SPEECH,
     SPEECH_TAIL,
     according_to,
+    advises,
     opinion,
     opinion_page,
     page_title,
@@ -196,13 +197,6 @@ def quotation(text: str, max_words: int) -> str:
     return f"{who}: “{body.rstrip('.!?,… ').rstrip()}{' …' if body.endswith('…') else ''}”"
 
 
-def advice(body: str, name: str) -> str:
-    """A page's order given as its advice, in its words: `Healthline Media advises: “Start by ...”`."""
-    body = body.strip().replace("“", "‘").replace("”", "’").replace('"', "'")
-    name = name[:1].upper() + name[1:]
-    return f"{name} advises: “{body.rstrip('.!?,… ').rstrip()}”"
-
-
 def copied(text: str, sources: list[str]) -> bool:
     """True when a sentence is word for word a source sentence, or the unit's sentences together."""
     key = tokens(text)
@@ -259,12 +253,10 @@ def own_words(unit: Unit, max_quote_words: int, names: frozenset[str] = frozense
         text = quotation(first, max_quote_words)
         return "quote", text, text
     body = " ".join(s.text for s in unit.sentences)
-    if any(order(s.text) for s in unit.sentences):  # a page's order is its advice: said as its page's, quoted
-        return "quote", body, advice(body, source_name(unit))
     if held_view(unit):  # each sentence of a pair framed: the second is the page's view as much as the first
-        name = source_name(unit)
-        return "verbatim", body, " ".join(according_to(s.text, name, keeps_case(s.text) or _first_word(s.text) in names)
-                                          for s in unit.sentences)
+        name = source_name(unit)  # a page's order is its advice ("... advises: start by ..."), a view its own
+        return "verbatim", body, " ".join((advises if order(s.text) else according_to)(
+            s.text, name, keeps_case(s.text) or _first_word(s.text) in names) for s in unit.sentences)
     return "verbatim", body, body
 
 
