@@ -282,6 +282,8 @@ def test_a_sentence_is_framed_with_the_sites_own_name_for_itself() -> None:
     assert site_name("t", "https://www.macrumors.com/x", "MacRumors.com") == "MacRumors.com"
     assert site_name("t", "https://thehill.com/x", "The Hill") == "The Hill"
     assert site_name("t", "https://www.wsj.com/x", "Wall Street Journal") == "wsj.com"  # the host says otherwise
+    assert site_name("t", "https://www.bbc.co.uk/news/x", "BBC News") == "BBC News"  # the name holds the host's
+    assert site_name("t", "https://www.healthline.com/x", "Healthline Media") == "Healthline Media"
     assert site_name("Review | Engadget", "http://127.0.0.1/x", "Other") == "Engadget"  # the title's site part first
     assert site_name("t", "http://127.0.0.1/x", "Autoracing | F1 | Indy | MotoGP") == "Autoracing"
     assert site_name("t", "http://127.0.0.1/x", "News") == "" and site_name("t", "http://127.0.0.1/x") == ""

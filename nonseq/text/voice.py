@@ -221,9 +221,17 @@ def site_name(title: str, url: str = "", site: str = "") -> str:
     if re.fullmatch(r"[\d.]+|localhost|\[?[0-9a-f:]+\]?", host):
         host = ""
     named = _short_name(_SEPARATORS.split(site or "")[0])
-    if named and (not host or _letters(named) in _letters(host)):
+    if named and (not host or _letters(named) in _letters(host) or _host_word(host) in _letters(named)):
         return named
     return host.removeprefix("www.")
+
+
+def _host_word(host: str) -> str:
+    """The name a host is registered under, in letters: its longest label but the top-level ones
+    ("www.bbc.co.uk" -> "bbc", "businessinsider.de" -> "businessinsider"); "-" when it has none of 3 letters or more."""
+    labels = host.lower().removeprefix("www.").split(".")[:-1] or [host]
+    word = _letters(max(labels, key=len))
+    return word if len(word) >= 3 else "-"
 
 
 def according_to(sentence: str, name: str, keep_case: bool | None = None) -> str:
