@@ -191,7 +191,8 @@ def reading(spec: dict[str, Any], written: Any) -> list[dict[str, Any]]:
     page's relative time is read from) and the name its page goes by (what a frame "According to ..." names:
     the site's name, else the page's title); not how it was made."""
     from nonseq.text.sentences import split
-    from nonseq.text.voice import page_title, site_name
+    from nonseq.writing.compose import source_name
+    from nonseq.writing.plan import Unit
 
     by_text, dates, pages = {}, {}, {}
     for r in written.records:
@@ -199,7 +200,7 @@ def reading(spec: dict[str, Any], written: Any) -> list[dict[str, Any]]:
             by_text[key(s)] = r.evidence
             dates[key(s)] = [(written.plan.chunks[x.chunk].chunk.published or "")[:10] for x in r.unit.sentences]
             dates[key(s)] += dates[key(s)][:1] * len(r.named_from)  # a name is read from the same page
-            pages[key(s)] = [site_name(x.title, x.url, x.site) or page_title(x.title) for x in r.unit.sentences]
+            pages[key(s)] = [source_name(Unit([x])) for x in r.unit.sentences]
             pages[key(s)] += pages[key(s)][:1] * len(r.named_from)
     out, prev, section = [], "", ""
     for line in written.body.splitlines():

@@ -145,8 +145,7 @@ def _reading(claim: str, source: str) -> tuple[float, ...]:
     """One claim sentence against one evidence sentence: the shares and flags of `role_features`."""
     from nonseq.text import parse
 
-    said = _names(parse.parse(claim.translate(_QUOTES)))
-    given = _names(parse.parse(source.translate(_QUOTES)))
+    said, given = _names_of(claim), _names_of(source)
     held = [n for n in said if n in given]
     roles = {n: {_role(t) for t in said[n]} for n in held}
     there = {n: {_role(t) for t in given[n]} for n in held}
@@ -160,20 +159,30 @@ def _reading(claim: str, source: str) -> tuple[float, ...]:
             float(verb), float(bool(said)))
 
 
+def _names_of(text: str) -> dict[str, list[Any]]:
+    """A text's names as `verify.roles` reads them."""
+    from nonseq.text import parse
+
+    return _names(parse.parse(text.translate(_QUOTES)))
+
+
+def _best_sentences(claim: str, evidence: Sequence[str]) -> list[tuple[str, str]]:
+    """Each claim sentence with the evidence sentence holding most of its names."""
+    from nonseq.text.sentences import sentences
+
+    given = [s for e in evidence for s in sentences(FOOTNOTE_NUMBER.sub("", e))] or [" ".join(evidence)]
+    out = []
+    for part in sentences(FOOTNOTE_NUMBER.sub("", claim)) or [claim]:
+        said = set(_names_of(part))
+        out.append((part, max(given, key=lambda s: len(said & set(_names_of(s))))))
+    return out
+
+
 def role_features(claim: str, evidence: Sequence[str]) -> tuple[float, ...]:
     """The parse's reading of who does what (ROLE_FEATURES): each claim sentence read against the evidence
     sentence holding most of its names; a swap or a missing subject role if any sentence has one, the least
     of the shares, a verb held only if every sentence's is."""
-    from nonseq.text import parse
-    from nonseq.text.sentences import sentences
-
-    given = [s for e in evidence for s in sentences(FOOTNOTE_NUMBER.sub("", e))] or [" ".join(evidence)]
-    rows = []
-    for part in sentences(FOOTNOTE_NUMBER.sub("", claim)) or [claim]:
-        said = set(_names(parse.parse(part.translate(_QUOTES))))
-        best = max(given, key=lambda s: len(said & set(_names(parse.parse(s.translate(_QUOTES))))))
-        rows.append(_reading(part, best))
-    cols = list(zip(*rows, strict=True))
+    cols = list(zip(*(_reading(part, best) for part, best in _best_sentences(claim, evidence)), strict=True))
     return (max(cols[0]), min(cols[1]), min(cols[2]), min(cols[3]), max(cols[4]), min(cols[5]), max(cols[6]))
 
 
@@ -212,18 +221,10 @@ def who_lr_scores(pairs: Sequence[tuple[str, Any]], model: dict[str, Any], threa
 def subject_missing(claim: str, evidence: Sequence[str]) -> float:
     """1 when a claim sentence's main-clause subject (a noun or proper noun, by lemma) is not a name of the evidence
     sentence holding most of that claim sentence's names (a foreign swap's mark), else 0."""
-    from nonseq.text import parse
-    from nonseq.text.sentences import sentences
-
-    given = [s for e in evidence for s in sentences(FOOTNOTE_NUMBER.sub("", e))] or [" ".join(evidence)]
-    for part in sentences(FOOTNOTE_NUMBER.sub("", claim)) or [claim]:
-        doc = parse.parse(part.translate(_QUOTES))
-        said = _names(doc)
-        best = max(given, key=lambda s: len(set(said) & set(_names(parse.parse(s.translate(_QUOTES))))))
-        held = set(_names(parse.parse(best.translate(_QUOTES))))
-        subjects = {n for n, ts in said.items() if any(t.dep_ in ("nsubj", "nsubjpass") and t.head.dep_ == "ROOT"
-                                                        for t in ts)}
-        if subjects - held:
+    for part, best in _best_sentences(claim, evidence):
+        subjects = {n for n, ts in _names_of(part).items()
+                    if any(t.dep_ in ("nsubj", "nsubjpass") and t.head.dep_ == "ROOT" for t in ts)}
+        if subjects - set(_names_of(best)):
             return 1.0
     return 0.0
 
