@@ -2,7 +2,8 @@
 
 `text.leaning.leaning_reason` on sentences written for these tests (not the issue's own examples):
 one or more for every reason, and sentences that stand on their own and must pass. Then the three
-places that use it: the plan (a leaning sentence joins the sentence before it or is left out), the
+places that use it: the plan (a leaning sentence joins the sentence before it or is left out, and one
+pointing back at what its page brought in just before it gives way to others), the
 verifier (a restatement may not bring in leaning its source lacks) and the assembly
 (`compose.standing`: a leaning sentence follows a sentence of its source, a surname-only person
 whose full name the article has not given is left out). The parse is the real one (spaCy's
@@ -16,10 +17,10 @@ from typing import Any
 import pytest
 from test_writer import OverlapSupport, make_pack, schema
 
-from nonseq.text.leaning import definite_subject, leaning_reason
+from nonseq.text.leaning import definite_subject, leaning_reason, points_back
 from nonseq.verify.rules import Verifier
 from nonseq.writing.compose import SentenceRecord, review, standing
-from nonseq.writing.plan import SourceSentence, Unit, build_plan
+from nonseq.writing.plan import PlanSettings, SourceSentence, Unit, build_plan, leaning_units
 
 
 @pytest.mark.parametrize(("sentence", "reason"), [
@@ -223,3 +224,57 @@ def test_a_name_put_in_from_the_page_is_cited_with_the_sentence_it_came_from() -
     plain = _record(0, 1, "The agency said Monday that it would study hibernation.")
     standing([plain], "Hibernating astronauts", {"http://127.0.0.1/0": [plain.text]})
     assert plain.named_from == [] and plain.evidence == [plain.text]
+
+
+CLINIC = ["A retired teacher in Leeds went to a clinic after weeks of coughing.",
+          "Doctors there ordered a chest scan and a blood test."]
+
+
+@pytest.mark.parametrize(("sentence", "told", "found"), [
+    ("The scan showed scarring in both lungs.", [], 'definite "The scan"'),
+    ("The scans showed scarring in both lungs.", [], 'definite "The scans"'),
+    ("The chest scan showed scarring in both lungs.", [], 'definite "The chest scan"'),
+    ("Doctors read the scan for an hour.", [], 'definite "the scan"'),  # wherever it stands
+    ("The scan showed scarring in both lungs.", ["What a chest scan shows"], ""),  # the reader was told
+    ("After a chest scan, the scan showed scarring.", [], ""),  # the sentence says it first
+    ("The first scan showed scarring in both lungs.", [], ""),  # a modifier says which
+    ("The scan of his chest showed scarring.", [], ""),
+    ("The scan that doctors ordered showed scarring.", [], ""),
+    ("The economy grew by two percent.", [], ""),  # nothing on the page before it
+    ("Patients say “the test was quick” in most clinics.", [], ""),  # inside a quotation
+    ("The test showed high levels of antibodies.", [], 'definite "The test"'),
+])
+def test_a_definite_phrase_pointing_back_at_its_page_is_found(sentence: str, told: list[str], found: str) -> None:
+    """"The scan ..." after a page sentence naming a scan points back at it; the reader told of it first (or the
+    sentence naming it before), an identifying modifier, or a noun the page did not just mention lets it stand."""
+    why = points_back(sentence, CLINIC, told)
+    assert why.startswith(found) if found else why == ""
+
+
+def test_a_definite_phrase_reads_only_the_two_page_sentences_before_it() -> None:
+    """The page's mention must be close: a scan named three sentences before is not what "The scan" leans on."""
+    far = [*CLINIC, "She was sent home.", "Her family bought new bedding."]
+    assert points_back("The scan showed scarring.", far) == ""
+    company = ["Walt Disney Co. launched its service in November.", "Its shares rose."]
+    assert points_back("The company said demand was high.", company) == ""  # the name says what it is
+
+
+def test_the_plan_prefers_a_unit_that_does_not_point_back_at_its_page(embed: Any) -> None:
+    """A unit opening "The scan showed ..." two page sentences after the one that brings the scan in is marked as
+    leaning (`leaning_units`) and gives way to one that stands alone when there is room for one unit only;
+    without the page's mention before it, it is the plan's first choice."""
+    url = "http://127.0.0.1/0"
+    texts = ["Doctors in Leeds ordered a chest scan for a retired teacher after weeks of coughing.",
+             "A hospital in Leeds had a waiting list of two weeks for lung appointments.",
+             "The scan showed scarring in both lungs and a shadow near the heart.",
+             "Chest X-rays often show scarring in the lungs of people who keep birds at home."]
+    sents = [SourceSentence(f"c0.s{i}", t, 0, i, url, "Page", "p0", 1.0) for i, t in enumerate(texts)]
+    units = [Unit([s]) for s in sents]
+    assert leaning_units(units, sents, ["Scarring in the lungs"]).tolist() == [0.0, 0.0, 1.0, 0.0]
+    assert leaning_units(units, sents, ["What the chest scan showed"]).tolist() == [0.0] * 4  # the topic told
+    title, focus = "Scarring in the lungs", "what doctors see in scarred lungs"
+    one = PlanSettings(max_units=1, min_units=1)
+    alone = build_plan(make_pack([" ".join(texts[2:])], title, focus), schema(), embed, one)
+    assert [s.text for u in alone.units for s in u.sentences] == [texts[2]]  # the most relevant, standing alone
+    plan = build_plan(make_pack([" ".join(texts)], title, focus), schema(), embed, one)
+    assert [s.text for u in plan.units for s in u.sentences] == [texts[3]]

@@ -26,7 +26,9 @@ finds, or returns None:
 
 Given `page` (the sentences of its source page) and `said` (what the article says before it, the
 headline included): a person named by surname only ("Hyatt said", "Mr. Hyatt") whose full name
-the page gives ("Dave Hyatt") and neither the article before it nor the sentence does.
+the page gives ("Dave Hyatt") and neither the article before it nor the sentence does. Given the
+page's sentences before it, `points_back` finds a definite phrase ("The office referred ...", "the
+scan") whose noun one of the two page sentences before it mentions and the reader has not been told.
 """
 
 from __future__ import annotations
@@ -370,6 +372,48 @@ def institution_name(noun: str, before: Sequence[str], said: Sequence[str]) -> t
         full = next((m for m in name.finditer(sentence) if m.start(1) <= last.start() < m.end(1)), None)
         return (re.sub(r"^(?:The|A|An)\s+", "", full.group(1)), sentence) if full is not None else ("", "")
     return "", ""
+
+
+#: Nouns a reader knows the one of without being told ("the economy", "the world", "the rest"): a
+#: definite phrase on one of them points at nothing before it.
+UNIQUE = frozenset(("world", "economy", "public", "internet", "web", "environment", "climate", "weather", "sun",
+                    "moon", "earth", "sky", "ocean", "planet", "universe", "past", "future", "present", "media",
+                    "press", "rest", "end", "beginning", "start", "top", "bottom", "middle", "way", "majority",
+                    "number", "amount", "fact", "idea"))
+#: Modifiers that say which one is meant, so a definite phrase with one stands on its own ("the release of
+#: IL-25", "the setbacks introduced by ...", "the plant that opened", "the largest utility").
+_IDENTIFYING = frozenset(("relcl", "acl", "appos", "nummod"))
+_COMPANY = frozenset(("company", "firm", "corporation", "business"))
+_INCORPORATED = re.compile(r"\b(?:Co|Corp|Inc|Ltd|LLC|plc|AG|GmbH|SA)\b")  # a company's name says what it is
+_RANKS = frozenset(("first", "last", "next", "same", "only", "former", "latter", "following", "previous"))
+
+
+def points_back(sentence: str, before: Sequence[str], said: Sequence[str] = ()) -> str:
+    """A definite phrase ("the scan", "The office", "the smaller notebook") whose noun one of the two
+    page sentences before it mentions (`before`: its page's sentences before it), so it points back at
+    that mention, and which neither the sentence before the phrase nor `said` (what a reader has been
+    told: the headline, the article before) names; "" when there is none. Not a noun a reader knows
+    the one of (UNIQUE), a time, a name's phrase ("the Apple keyboard"), one a modifier identifies
+    ("the release of ...", "the largest ...", "the plant that opened"), nor one inside a quotation."""
+    doc = parse(sentence)
+    quotes = _spans(doc)
+    for t in doc:
+        if t.lower_ != "the" or t.dep_ != "det" or _inside(t, quotes):
+            continue
+        noun = t.head
+        lemma = str(noun.lemma_).lower()
+        if noun.pos_ != "NOUN" or not noun.is_alpha or lemma in UNIQUE or lemma in TIME_NOUNS:
+            continue
+        if any(c.dep_ in _IDENTIFYING or (c.dep_ == "prep" and c.lower_ == "of") or c.pos_ == "PROPN"
+               or c.tag_ == "JJS" or c.lower_ in _RANKS for c in noun.children):
+            continue
+        mention = re.compile(rf"\b(?:{re.escape(lemma)}|{re.escape(noun.lower_)})(?:s|es)?\b", re.I)
+        said_here = [doc[:t.i].text, *said]
+        if any(mention.search(s) or (lemma in _COMPANY and _INCORPORATED.search(s)) for s in said_here):
+            continue  # named before ("the company" after "Walt Disney Co.")
+        if any(mention.search(s) for s in before[-2:]):
+            return f'definite "{doc[t.i:noun.i + 1].text}" points back at its page\'s mention'
+    return ""
 
 
 #: Common nouns for a person: a capitalised run ending in one is a role or a title, not who it is.

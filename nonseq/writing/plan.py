@@ -26,7 +26,7 @@ import numpy as np
 
 from nonseq.models import SECTION_KEY, SITE_KEY, DropReason, SourceKind
 from nonseq.text.furniture import clean_inline, furniture_reason
-from nonseq.text.leaning import definite_subject, leaning_reason
+from nonseq.text.leaning import definite_subject, leaning_reason, points_back
 from nonseq.text.parse import lemmas
 from nonseq.text.prose import reject_reason
 from nonseq.text.sentences import split, strip_dateline
@@ -65,7 +65,7 @@ class PlanSettings:
     w_rank: float = 0.2             # ... of the chunk's retrieval score
     mmr: float = 0.5                # weight of the similarity to units already planned
     source_penalty: float = 0.05    # per unit of the same source already in the section
-    lean_penalty: float = 0.1       # a sentence that leans on a sentence left out
+    lean_penalty: float = 0.1       # a unit that leans on a sentence left out (`leaning_units`)
     fit_margin: float = 0.03        # a unit fits the sections within this cosine of its best-fitting one
     min_sources: int = 3            # the article draws on this many sources when the plan has them
     use_pool: bool = True           # also plan from pool chunks cut only by the per-URL cap/top N
@@ -366,6 +366,20 @@ def mark_leaning(sents: list[SourceSentence], units: list[Unit]) -> None:
             s.reason = f"leans on the sentence before it, which is not planned with it: {leaning_reason(s.text)}"
 
 
+def leaning_units(units: list[Unit], sents: list[SourceSentence], told: list[str]) -> np.ndarray:
+    """1.0 for each unit whose first sentence leans on its page's sentences before it, else 0.0: it opens
+    on a word that points back ("It", "But": `_LEANS`), or a definite phrase in it names what one of the
+    two sentences before it in its chunk brought in and the topic (`told`) does not ("the scan":
+    `leaning.points_back`); the plan prefers other units (`lean_penalty`)."""
+    text = {(s.chunk, s.index): s.text for s in sents}
+    out = []
+    for u in units:
+        first = u.sentences[0]
+        before = [text[(first.chunk, i)] for i in (first.index - 2, first.index - 1) if (first.chunk, i) in text]
+        out.append(bool(_LEANS.match(first.text) or points_back(first.text, before, told)))
+    return np.array(out, dtype=float)
+
+
 def fitting(fit: np.ndarray, base: np.ndarray, cfg: PlanSettings) -> np.ndarray:
     """Which units fit which sections: a section is within `fit_margin` of the unit's best-fitting
     one; the first section (the lede, the short answer) also takes the units strongest on the topic."""
@@ -476,7 +490,7 @@ def build_plan(pack: ContextPack, schema: Schema, embed: Embed,
             index = {s.id: i for i, s in enumerate(sents)}
             uvecs = _unit_norm(np.stack([vecs[[index[s.id] for s in u.sentences]].mean(0)
                                          for u in units]))
-            lean = np.array([bool(_LEANS.match(u.sentences[0].text)) for u in units], dtype=float)
+            lean = leaning_units(units, sents, [topic.title, topic.focus])
             base = np.array([cfg.w_topic * u.topic + cfg.w_rank * u.sentences[0].chunk_score
                              for u in units]) - cfg.lean_penalty * lean
             picks = diversify(units, allocate(units, uvecs, qv[1:], cfg, base), base, cfg)
