@@ -3,7 +3,8 @@
 `text.leaning.leaning_reason` on sentences written for these tests (not the issue's own examples):
 one or more for every reason, and sentences that stand on their own and must pass. Then the three
 places that use it: the plan (a leaning sentence joins the sentence before it or is left out, and one
-pointing back at what its page brought in just before it gives way to others), the
+pointing back at what its page brought in just before it gives way to others; a page's units in a section
+follow the page's order), the
 verifier (a restatement may not bring in leaning its source lacks) and the assembly
 (`compose.standing`: a leaning sentence follows a sentence of its source, a surname-only person
 whose full name the article has not given is left out). The parse is the real one (spaCy's
@@ -20,7 +21,7 @@ from test_writer import OverlapSupport, make_pack, schema
 from nonseq.text.leaning import definite_subject, leaning_reason, points_back
 from nonseq.verify.rules import Verifier
 from nonseq.writing.compose import SentenceRecord, review, standing
-from nonseq.writing.plan import PlanSettings, SourceSentence, Unit, build_plan, leaning_units
+from nonseq.writing.plan import PlanSettings, SourceSentence, Unit, build_plan, in_page_order, leaning_units
 
 
 @pytest.mark.parametrize(("sentence", "reason"), [
@@ -278,3 +279,21 @@ def test_the_plan_prefers_a_unit_that_does_not_point_back_at_its_page(embed: Any
     assert [s.text for u in alone.units for s in u.sentences] == [texts[2]]  # the most relevant, standing alone
     plan = build_plan(make_pack([" ".join(texts)], title, focus), schema(), embed, one)
     assert [s.text for u in plan.units for s in u.sentences] == [texts[3]]
+
+
+def test_a_section_says_one_page_s_units_in_the_page_s_order() -> None:
+    """Within a section, one page's units follow the page (chunk position, then sentence) in the places that
+    page's units held, so it brings in what it names before it refers back to it; another page's unit keeps
+    its place, and the section that opens the article keeps its first unit (the plan's lede) first."""
+    chunks = make_pack(["one", "two", "three"]).research
+    chunks[0].chunk.position, chunks[1].chunk.position, chunks[2].chunk.position = 5, 2, 0
+    a, b = "http://127.0.0.1/a", "http://127.0.0.1/b"
+
+    def unit(chunk: int, index: int, url: str) -> Unit:
+        return Unit([SourceSentence(f"c{chunk}.s{index}", f"Sentence {chunk}.{index}.", chunk, index, url,
+                                    "Page", f"p{chunk}", 1.0)])
+
+    late, other, early, first = unit(0, 1, a), unit(2, 0, b), unit(1, 3, a), unit(0, 0, a)
+    assert in_page_order([late, other, early, first], chunks) == [early, other, first, late]
+    assert in_page_order([late, other, early, first], chunks, lede=True) == [late, other, early, first]
+    assert in_page_order([late, first, early], chunks, lede=True) == [late, early, first]

@@ -452,6 +452,23 @@ def diversify(units: list[Unit], picks: list[list[int]], base: np.ndarray, cfg: 
     return picks
 
 
+def in_page_order(units: list[Unit], chunks: Sequence[Candidate], lede: bool = False) -> list[Unit]:
+    """A section's units with those of one page in the page's order (chunk position, then sentence), each
+    page's units taking the places its units had, so a page brings in what it names before it refers back
+    to it ("The protests began ... sparked by proposed legislation" before "Although the bill was withdrawn").
+    `lede`: the section opens the article, and its first unit (the plan's first choice) stays first."""
+    def place(u: Unit) -> tuple[int, int]:
+        first = u.sentences[0]
+        return chunks[first.chunk].chunk.position, first.index
+
+    head, rest = (units[:1], units[1:]) if lede else ([], units)
+    by_page: dict[str, list[Unit]] = {}
+    for u in rest:
+        by_page.setdefault(u.sentences[0].url, []).append(u)
+    ordered = {url: iter(sorted(group, key=place)) for url, group in by_page.items()}
+    return head + [next(ordered[u.sentences[0].url]) for u in rest]
+
+
 def number(sections: list[PlannedSection], chunks: Sequence[Candidate]) -> list[SourceRef]:
     """Number sources by first use in article order; set every unit's n; a document's pages are its units'."""
     by_url: dict[str, SourceRef] = {}
@@ -494,8 +511,9 @@ def build_plan(pack: ContextPack, schema: Schema, embed: Embed,
             base = np.array([cfg.w_topic * u.topic + cfg.w_rank * u.sentences[0].chunk_score
                              for u in units]) - cfg.lean_penalty * lean
             picks = diversify(units, allocate(units, uvecs, qv[1:], cfg, base), base, cfg)
-            for sec, picked in zip(sections, picks, strict=True):
-                sec.units = [units[i] for i in picked]
+            opening = next((k for k, picked in enumerate(picks) if picked), -1)  # the section the article opens on
+            for k, (sec, picked) in enumerate(zip(sections, picks, strict=True)):
+                sec.units = in_page_order([units[i] for i in picked], chunks, lede=k == opening)
             planned = {s.id for sec in sections for u in sec.units for s in u.sentences}
             for s in sents:
                 if not s.reason and s.id not in planned:
