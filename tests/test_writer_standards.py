@@ -278,6 +278,23 @@ def test_relative_time_is_anchored_to_the_page_date_or_left_out() -> None:
         assert anchor(kept, "2019-11-15") == kept
 
 
+@pytest.mark.parametrize(("sentence", "published", "said"), [
+    ("The service launched last Tuesday.", "2019-11-19", "The service launched on 12 November 2019."),  # a Tuesday
+    ("The service launched last Monday.", "2019-11-21", "The service launched on 18 November 2019."),
+    ("The service launched Tuesday.", "2019-11-19", "The service launched on 19 November 2019."),  # that day
+    ("Staff will get notice Monday.", "2019-11-18", "Staff will get notice on 18 November 2019."),
+    ("Apple will release the laptop on Friday.", "2019-11-21", "Apple will release the laptop on 22 November 2019."),
+    ("The vote is next Tuesday.", "2019-11-19", "The vote is on 26 November 2019."),  # "next": the way is said
+    ("The vote is next Thursday.", "2019-11-19", "The vote is on 21 November 2019."),
+    ("The vote is Thursday.", "2019-11-19", None),  # a present verb and no "next": which Thursday is not said
+])
+def test_a_weekday_is_dated_the_way_its_words_point(sentence: str, published: str, said: str | None) -> None:
+    """"last Tuesday" on a Tuesday's page is the week before, "next Tuesday" the week after; a bare weekday
+    the page's own day, or the nearest one its verb points to (reading labelled "last Tuesday" dated as the
+    page's own day, and "will begin ... Monday" on a Monday's page dated a week on, false)."""
+    assert anchor(sentence, published) == said
+
+
 def test_a_long_page_title_is_cut_at_a_word_where_a_sentence_is_framed_as_its_pages() -> None:
     """"According to “... Jupiter's Moon…”", never "“... Moon E”"."""
     def unit(title: str) -> Unit:

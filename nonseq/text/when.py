@@ -101,14 +101,18 @@ def _month(m: re.Match[str], day: date) -> str:
 
 
 def _day(m: re.Match[str], day: date, future: bool) -> str:
-    """A weekday or 'yesterday' as a date: the last such day on or before the page's (the next, for
-    what will happen); weeks as 'in the week of <date>'."""
+    """A weekday or 'yesterday' as a date: the last such day on or before the page's (the first on or after
+    it, for what will happen: "will begin Monday" on a Monday's page is that day); "last Tuesday" strictly
+    before the page's date and "next Tuesday" strictly after it (on a Tuesday's page, a week away); weeks
+    as 'in the week of <date>'."""
     if m[1]:
         target = DAYS.index(m[1].lower())
-        if future:
-            when = day + timedelta(days=(target - day.weekday()) % 7 or 7)
+        ahead, behind = (target - day.weekday()) % 7, (day.weekday() - target) % 7
+        lead = m[0].split()[0].lower()
+        if lead == "next" or (future and lead != "last"):
+            when = day + timedelta(days=ahead or (7 if lead == "next" else 0))
         else:
-            when = day - timedelta(days=(day.weekday() - target) % 7)
+            when = day - timedelta(days=behind or (7 if lead == "last" else 0))
         return f"on {_long(when)}"
     word = m[2].lower()
     offsets = {"yesterday": -1, "today": 0, "tonight": 0, "tomorrow": 1, "last night": -1}
@@ -263,7 +267,8 @@ def anchor(sentence: str, published: str) -> str | None:
     if day is None or _VAGUE.search(sentence) or _possessive(sentence):
         return None
     future = False
-    if any(m[1] for m in _DAY.finditer(sentence)):  # a weekday: which way from the page's date?
+    weekdays = [m for m in _DAY.finditer(sentence) if m[1]]
+    if any(m[0].split()[0].lower() not in ("last", "next") for m in weekdays):  # which way from the page's date?
         tense = _weekday_tense(sentence)
         if not tense:
             return None
