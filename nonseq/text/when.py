@@ -7,9 +7,10 @@ publication date; when the page has no date, or the phrase cannot be anchored (a
 years ago", vague recency, "recently", "in recent weeks", "for the past few years": how recent is
 not said, and a day or week said as a possessive outside a quotation, "last week's rollout", which no
 date can stand in for), it returns None and the sentence is not said. A weekday takes its
-direction from its verb: a past verb ("said Tuesday", "posted Tuesday") the last such day, a future
-one ("will launch Friday") the next; a present one ("launch day is Tuesday", "reports Tuesday")
-could be either, so that sentence is not said.
+direction from "last" or "next" before it ("last Tuesday" strictly before the page's date, "next
+Tuesday" strictly after), else from its verb: a past verb ("said Tuesday", "posted Tuesday") the last
+such day on or before the page's date, a future one ("will launch Friday") the first on or after it; a
+present one ("launch day is Tuesday", "reports Tuesday") could be either, so that sentence is not said.
 """
 
 from __future__ import annotations
