@@ -95,12 +95,22 @@ def people(text: str) -> frozenset[str]:
     return frozenset(e.text for e in with_entities(parse(text)).ents if e.label_ == "PERSON")
 
 
+#: Named-entity kinds whose first word keeps its capital ("Trump is ...", which the tagger may read as a noun).
+_NAMED = frozenset(("PERSON", "ORG", "GPE", "NORP", "FAC", "LOC", "PRODUCT", "EVENT", "WORK_OF_ART", "LAW"))
+
+
 def keeps_case(sentence: str) -> bool:
-    """True when the sentence's first word is a name (its capital stays when words are put before it)."""
+    """True when the sentence's first word is a name (its capital stays when words are put before it): the
+    tagger's proper noun, "I", an acronym, or the first word of a name the entity recogniser finds."""
     doc = parse(sentence)
     first = next((t for t in doc if not t.is_punct), None)
-    return first is not None and (first.pos_ == "PROPN" or first.text == "I"
-                                  or (first.text.isupper() and len(first.text) > 1))
+    if first is None:
+        return False
+    if first.pos_ == "PROPN" or first.text == "I" or (first.text.isupper() and len(first.text) > 1):
+        return True
+    if not first.text[:1].isupper() or first.pos_ in ("DET", "PRON", "ADP", "CCONJ", "SCONJ", "ADV", "AUX"):
+        return False
+    return with_entities(doc)[first.i].ent_type_ in _NAMED
 
 
 def parse_many(texts: list[str]) -> None:

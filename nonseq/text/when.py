@@ -52,6 +52,7 @@ _VAGUE = re.compile(r"\b(?:recent(?:ly)?|lately|of late|(?:the\s+)?(?:past|last|
 _POSSESSIVE = re.compile(r"\b(?:(?:last|this|next)\s+(?:week|weekend)|(?:(?:last|this|next)\s+)?(?:"
                          + "|".join(DAYS) + r")|yesterday)['’]s\b", re.I)
 _PRESENT = re.compile(r"\b(?:currently|presently|nowadays|at present|at the moment|these days|"
+                      r"so far(?! as\b| from\b| away\b)|"
                       r"(?<!until )(?<!by )(?<!from )(?<!till )(?:right |just )?now(?! that\b))\b", re.I)
 #: A span counted from the page's date with a number ("the next two years", "the past 12 months"): written as
 #: the span before or after the page's date ("the two years after 20 November 2019").
@@ -177,6 +178,8 @@ def _tense(token: Any) -> str:
             or (verb.tag_ == "VBN" and not helpers)):  # a participle on its own: "a letter posted Tuesday"
         return "past"
     if not helpers and verb.tag_ == "VBG" and verb.head.i != verb.i:  # "pleaded guilty to threatening in March"
+        return _tense(verb.head)
+    if verb.dep_ == "xcomp" and verb.head.i != verb.i:  # "is scheduled to take place in February"
         return _tense(verb.head)
     return ""
 
