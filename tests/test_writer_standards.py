@@ -324,7 +324,8 @@ def test_a_name_the_pages_capitalise_keeps_its_capital_after_a_frame() -> None:
 def test_what_the_tune_reading_found_unattributed_is_dated_or_said_as_its_pages() -> None:
     """The tune split's blind reading (docs/writing.md) labelled these `unattributed`: a prediction whose only
     speech-verb word is a noun ("Trump's July 25 call" names nobody's view), an inference "almost certainly",
-    "so far" with no date, and a month with no year that a planned event is "scheduled to" take place in."""
+    "so far" and "year-to-date" with no date, and a month with no year that a planned event is "scheduled to"
+    take place in."""
     envoy = "The envoy is likely to face tough questions about Trump's July 25 call with Zelenskiy."
     assert opinion(envoy) == "prediction: is likely to"
     assert opinion("The claims were likely to fail in court.") == "speculation: likely"  # a noun "claims"
@@ -333,6 +334,11 @@ def test_what_the_tune_reading_found_unattributed_is_dated_or_said_as_its_pages(
     assert anchor("Trump hasn't committed to any specifics so far, White House advisers say.", "2019-11-20") == (
         "As of 20 November 2019, Trump hasn't committed to any specifics, White House advisers say.")
     assert anchor("So far as we know, the plant is safe.", "2019-11-20") == "So far as we know, the plant is safe."
+    assert anchor("Shares are up 39 percent year-to-date.", "2019-11-19") == (
+        "Shares are up 39 percent from 1 January to 19 November 2019.")
+    assert anchor("It is the most detailed model of the universe to date.", "2019-11-19") == (
+        "As of 19 November 2019, it is the most detailed model of the universe.")
+    assert anchor("Keep the software up to date.", "2019-11-19") == "Keep the software up to date."
     hearing = "a judge rejected his bid to delay the hearing, which is scheduled to take place in February"
     assert anchor(f"Last month, {hearing}.", "2019-11-19") == f"In October 2019, {hearing} 2020."
     assert keeps_case("Trump is the final decision-maker on any deal.")  # a name the tagger reads as a noun

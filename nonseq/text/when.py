@@ -3,7 +3,8 @@ page's date, or the sentence is left out.
 
 An article is read long after its sources were written: "this year" means the year the page was
 dated. `anchor(sentence, published)` writes the year (or the date) in, from the page's
-publication date; when the page has no date, or the phrase cannot be anchored (a vague count, "several
+publication date ("year-to-date" as "from 1 January to <the page's date>", "so far" and "to date" as "As of
+<the page's date>, ..."); when the page has no date, or the phrase cannot be anchored (a vague count, "several
 years ago", vague recency, "recently", "in recent weeks", "for the past few years": how recent is
 not said, and a day or week said as a possessive outside a quotation, "last week's rollout", which no
 date can stand in for), it returns None and the sentence is not said. A weekday takes its
@@ -52,8 +53,10 @@ _VAGUE = re.compile(r"\b(?:recent(?:ly)?|lately|of late|(?:the\s+)?(?:past|last|
 _POSSESSIVE = re.compile(r"\b(?:(?:last|this|next)\s+(?:week|weekend)|(?:(?:last|this|next)\s+)?(?:"
                          + "|".join(DAYS) + r")|yesterday)['’]s\b", re.I)
 _PRESENT = re.compile(r"\b(?:currently|presently|nowadays|at present|at the moment|these days|"
-                      r"so far(?! as\b| from\b| away\b)|"
+                      r"so far(?! as\b| from\b| away\b)|(?<!up )(?<!out of )to date|"
                       r"(?<!until )(?<!by )(?<!from )(?<!till )(?:right |just )?now(?! that\b))\b", re.I)
+#: Since the year began, up to the page's date ("up 39 percent year-to-date"): written as that span.
+_YTD = re.compile(r"\b(?:year[- ]to[- ]date|YTD)\b")
 #: A span counted from the page's date with a number ("the next two years", "the past 12 months"): written as
 #: the span before or after the page's date ("the two years after 20 November 2019").
 _SPAN = re.compile(r"\bthe\s+(next|coming|past|last|previous)\s+(\d+|" + "|".join(_COUNTS) + r")\s+"
@@ -158,8 +161,8 @@ def _possessive(sentence: str) -> bool:
 
 def has_relative_time(sentence: str) -> bool:
     """True when the sentence dates something relative to when it was written."""
-    return (any(p.search(sentence) for p in (_YEAR, _MONTH, _DAY, _AGO, _VAGUE, _SPAN)) or bool(_present(sentence))
-            or _possessive(sentence))
+    return (any(p.search(sentence) for p in (_YEAR, _MONTH, _DAY, _AGO, _VAGUE, _SPAN, _YTD))
+            or bool(_present(sentence)) or _possessive(sentence))
 
 
 #: Verbs whose present passive points forward ("Sentencing is scheduled for Feb. 14").
@@ -291,6 +294,7 @@ def anchor(sentence: str, published: str) -> str | None:
     text = _YEAR.sub(lambda m: _year(m, day), text)
     text = _MONTH.sub(lambda m: _month(m, day), text)
     text = _DAY.sub(lambda m: _day(m, day, future), text)
+    text = _YTD.sub(f"from 1 January to {_long(day)}", text)
     text = _as_of(text, day)
     text = re.sub(r"\b(on|in) (on|in) ", r"\2 ", text)
     text = re.sub(r"\b(by|until|since|from|before|after|for|into|during|through|throughout|within) (?:on|in) ",
