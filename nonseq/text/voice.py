@@ -229,8 +229,9 @@ def site_name(title: str, url: str = "", site: str = "") -> str:
     host = (urlsplit(url).hostname or "") if url.startswith(("http://", "https://")) else ""
     if re.fullmatch(r"[\d.]+|localhost|\[?[0-9a-f:]+\]?", host):
         host = ""
-    site = (urlsplit(site).hostname or "").removeprefix("www.") if re.match(r"https?://", site or "") else site
-    named = _short_name(_SEPARATORS.split(site or "")[0])  # a site that names itself by its address: its host
+    if re.match(r"https?://", site or ""):  # a site that names itself by its address: its host
+        site = (urlsplit(site).hostname or "").removeprefix("www.")
+    named = _short_name(_SEPARATORS.split(site or "")[0])
     if named and (not host or _letters(named) in _letters(host) or _host_word(host) in _letters(named)):
         return named
     return host.removeprefix("www.")
