@@ -336,6 +336,8 @@ def test_what_the_tune_reading_found_unattributed_is_dated_or_said_as_its_pages(
     assert anchor("So far as we know, the plant is safe.", "2019-11-20") == "So far as we know, the plant is safe."
     assert anchor("Shares are up 39 percent year-to-date.", "2019-11-19") == (
         "Shares are up 39 percent from 1 January to 19 November 2019.")
+    assert anchor("Year-to-date, shares are up 39 percent.", "2019-11-19") == (
+        "From 1 January to 19 November 2019, shares are up 39 percent.")
     assert anchor("It is the most detailed model of the universe to date.", "2019-11-19") == (
         "As of 19 November 2019, it is the most detailed model of the universe.")
     assert anchor("Keep the software up to date.", "2019-11-19") == "Keep the software up to date."

@@ -56,7 +56,7 @@ _PRESENT = re.compile(r"\b(?:currently|presently|nowadays|at present|at the mome
                       r"so far(?! as\b| from\b| away\b)|(?<!up )(?<!out of )to date|"
                       r"(?<!until )(?<!by )(?<!from )(?<!till )(?:right |just )?now(?! that\b))\b", re.I)
 #: Since the year began, up to the page's date ("up 39 percent year-to-date"): written as that span.
-_YTD = re.compile(r"\b(?:year[- ]to[- ]date|YTD)\b")
+_YTD = re.compile(r"\b(?:(?i:year[- ]to[- ]date)|YTD)\b")
 #: A span counted from the page's date with a number ("the next two years", "the past 12 months"): written as
 #: the span before or after the page's date ("the two years after 20 November 2019").
 _SPAN = re.compile(r"\bthe\s+(next|coming|past|last|previous)\s+(\d+|" + "|".join(_COUNTS) + r")\s+"
