@@ -11,7 +11,16 @@ date can stand in for), it returns None and the sentence is not said. A weekday 
 direction from "last" or "next" before it ("last Tuesday" strictly before the page's date, "next
 Tuesday" strictly after), else from its verb: a past verb ("said Tuesday", "posted Tuesday") the last
 such day on or before the page's date, a future one ("will launch Friday") the first on or after it; a
-present one ("launch day is Tuesday", "reports Tuesday") could be either, so that sentence is not said.
+present one ("launch day is Tuesday", "reports Tuesday") could be either, so that sentence is not said;
+so is a past one naming the day after the page's date ("were mixed in early trading Tuesday" on a Monday's
+page), which is six days back or the next day where the page was dated in another time zone.
+
+Not counted from the page's date, so left as they are: a name ("USA Today", "the Today show"), a weekday
+modifying a noun ("Saturday publication") or a date written after it ("Saturday, May 18"), a day of no
+particular week ("on a Monday"), "the next year" and "the past month" (counted from what the page tells of, or
+a survey's), a span of something ("the last weekend of September"), and "now" in a word ("now-deceased").
+A span forward on a past verb ("The next two months were tough") or "year-to-date" said of a thing ("the
+year-to-date period") leaves its sentence unsaid. A date after "of" reads "the end of 2018", not "of in 2018".
 """
 
 from __future__ import annotations
@@ -25,14 +34,22 @@ from nonseq.text.prose import QUOTATION
 DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
           "October", "November", "December")
-_YEAR = re.compile(r"\b(?:(earlier|later|early|late)\s+)?(this|last|next) year(['’]s)?\b", re.I)
-_MONTH = re.compile(r"\b(?:(earlier|later|early|late)\s+)?(this|last|next) month(['’]s)?\b", re.I)
+#: "this year", "last month"; not after "the": "the next year" counts from what the page tells of, and "the
+#: past month" of a survey is its respondents' (the same for "the last week").
+_YEAR = re.compile(r"(?<!\bthe )\b(?:(earlier|later|early|late)\s+)?(this|last|next) year(['’]s)?\b", re.I)
+_MONTH = re.compile(r"(?<!\bthe )\b(?:(earlier|later|early|late)\s+)?(this|last|next) month(['’]s)?\b", re.I)
+#: A date written out after a weekday ("Saturday, May 18", "Monday, Nov. 18", "Tuesday, 19 November"): the
+#: weekday is part of that date, not counted from the page's.
+_DATED = (r"(?!,?\s+(?:(?:" + "|".join(MONTHS) + r")\.?|Jan\.|Feb\.|Aug\.|Sept?\.|Oct\.|Nov\.|Dec\.)\s+\d)"
+          r"(?!,?\s+\d{1,2}\s+(?:" + "|".join(MONTHS) + r"))")
 _DAY = re.compile(
     r"\b(?:(?:on|last|this|next|earlier on|late on|early on) )?"
     r"(?<!Super )(?<!Black )(?<!Good )(?<!Cyber )(?<!Ash )(?<!Easter )(?<!Holy )(?<!Giving )"
-    r"(" + "|".join(DAYS) + r")(?: (?:morning|afternoon|evening|night))?\b(?!['’]s)"
+    r"(?<!\ba )(?<!\bevery )(?<!\beach )(?<!\bany )"  # "on a Monday": any such day, no date
+    r"(" + "|".join(DAYS) + r")(?: (?:morning|afternoon|evening|night))?\b(?!['’]s)" + _DATED +
     r"|\b(yesterday|today|tonight|tomorrow|this (?:morning|afternoon|evening|week|weekend)|"
-    r"last (?:night|week|weekend)|next week|earlier (?:this|in the) week|later this week)\b(?!['’]s)",
+    r"(?<!\bthe )last (?:night|week|weekend)|next week|earlier (?:this|in the) week|later this week)\b(?!['’]s)"
+    r"(?! of\b)",  # "the last weekend of September" is no count from the page's date
     re.I)
 _COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
            "nine": 9, "ten": 10}
@@ -51,16 +68,20 @@ _VAGUE = re.compile(r"\b(?:recent(?:ly)?|lately|of late|(?:the\s+)?(?:past|last|
 #: A day or week said as a possessive ("last week's rollout", "Tuesday's hearing", "yesterday's vote"): no
 #: date can be written in its place, so outside a quotation it leaves the sentence unsaid, like a vague count.
 _POSSESSIVE = re.compile(r"\b(?:(?:last|this|next)\s+(?:week|weekend)|(?:(?:last|this|next)\s+)?(?:"
-                         + "|".join(DAYS) + r")|yesterday)['’]s\b", re.I)
+                         + "|".join(DAYS) + r")(?:\s+(?:morning|afternoon|evening|night))?|yesterday)['’]s\b", re.I)
 _PRESENT = re.compile(r"\b(?:currently|presently|nowadays|at present|at the moment|these days|"
                       r"so far(?! as\b| from\b| away\b)|(?<!up )(?<!out of )to date|"
-                      r"(?<!until )(?<!by )(?<!from )(?<!till )(?:right |just )?now(?! that\b))\b", re.I)
+                      r"(?<!until )(?<!by )(?<!from )(?<!till )(?:right |just |even )?now(?! that\b)(?![-‐]\w))\b",
+                      re.I)
 #: Since the year began, up to the page's date ("up 39 percent year-to-date"): written as that span.
 _YTD = re.compile(r"\b(?:(?i:year[- ]to[- ]date)|YTD)\b")
+#: "year-to-date" said of a thing ("the year-to-date period", "its year-to-date gain"): no span can stand in
+#: its place, so the sentence is not said.
+_YTD_OF = re.compile(r"\b(?:the|its|their|a|this|that|[\w.&]+['’]s)\s+(?:(?i:year[- ]to[- ]date)|YTD)\b", re.I)
 #: A span counted from the page's date with a number ("the next two years", "the past 12 months"): written as
 #: the span before or after the page's date ("the two years after 20 November 2019").
 _SPAN = re.compile(r"\bthe\s+(next|coming|past|last|previous)\s+(\d+|" + "|".join(_COUNTS) + r")\s+"
-                   r"(days|weeks|months|years|decades)\b", re.I)
+                   r"(days|weeks|months|years|decades)\b(?! of\b)", re.I)
 #: A month with no year after it ("in July", "on July 25", "25 July"), not part of a range or a name.
 #: News style's short months before a day ("Feb. 14", "Sept. 3").
 SHORT_MONTHS = {"Jan.": 1, "Feb.": 2, "Aug.": 8, "Sept.": 9, "Sep.": 9, "Oct.": 10, "Nov.": 11, "Dec.": 12}
@@ -147,6 +168,52 @@ def _ago(m: re.Match[str], day: date) -> str | None:
         return f"in {MONTHS[index % 12]} {index // 12}"
     back = day - timedelta(days=n * (7 if unit == "week" else 1))
     return f"in the week of {_long(back)}" if unit == "week" else f"on {_long(back)}"
+
+
+def _span(m: re.Match[str], day: date) -> str:
+    """'the next two years' -> 'the two years after 20 November 2019'."""
+    return f"the {m[2]} {m[3]} {'after' if m[1].lower() in ('next', 'coming') else 'before'} {_long(day)}"
+
+
+def _told_forward(sentence: str) -> bool:
+    """True when a span after the page's date ("the next two months") hangs on a past verb ("The next two
+    months were hard"): it counts from a time the page tells of, not from the page's date."""
+    from nonseq.text.parse import parse
+
+    starts = {m.start(1) for m in _SPAN.finditer(sentence) if m[1].lower() in ("next", "coming")}
+    return bool(starts) and any(_tense(t) == "past" for t in parse(sentence) if t.idx in starts)
+
+
+#: What a weekday names when it modifies a noun: an edition or an event, not a date ("Saturday publication").
+_DAY_PARTS = frozenset(("morning", "afternoon", "evening", "night"))
+
+
+def _not_dates(sentence: str) -> set[int]:
+    """Where a weekday or "Today" is no date: "Today" inside a name ("USA Today", "the Today show": capitalised
+    after the sentence's first word) and a weekday modifying a noun ("end Saturday publication")."""
+    from nonseq.text.parse import parse
+
+    out = {m.start(2) for m in _DAY.finditer(sentence) if m[2] and m[2][:1] == "T" and m[2].lower() == "today"
+           and re.search(r"\w", sentence[:m.start(2)])}
+    for t in parse(sentence):
+        if (t.lower_ in DAYS and t.dep_ == "compound" and t.head.pos_ in ("NOUN", "PROPN")
+                and t.head.lower_ not in _DAY_PARTS):
+            out.add(t.idx)
+    return out
+
+
+def _kept(m: re.Match[str], kept: set[int], shift: int) -> bool:
+    """True when a weekday match (in the edited text, `shift` characters after where it stood) is no date."""
+    start = m.start(1) if m[1] else m.start(2)
+    return start in kept or start - shift in kept
+
+
+def _day_after(weekdays: list[re.Match[str]], day: date) -> bool:
+    """True when a bare weekday said with a past verb is the day after the page's date ("were mixed in early
+    trading Tuesday" on a Monday's page): six days back, or the next day where the page was dated in another
+    time zone, so no date can be written for it."""
+    return any(m[0].split()[0].lower() not in ("last", "next") and (day.weekday() + 1) % 7 == DAYS.index(m[1].lower())
+               for m in weekdays)
 
 
 def relative_spans(sentence: str) -> list[tuple[int, int]]:
@@ -267,19 +334,22 @@ def _as_of(sentence: str, day: date) -> str:
 
 def anchor(sentence: str, published: str) -> str | None:
     """The sentence with its relative time written as dates from the page's date; the sentence as it
-    is when it has none; None when it has some and the page has no date."""
+    is when it has none; None when it has some and the page has no date, or no date can be written for it."""
     day = page_date(published)
     if not has_relative_time(sentence):
         return _bare_months(sentence, day) if day else sentence
     if day is None or _VAGUE.search(sentence) or _possessive(sentence):
         return None
     future = False
-    weekdays = [m for m in _DAY.finditer(sentence) if m[1]]
+    kept = _not_dates(sentence)
+    weekdays = [m for m in _DAY.finditer(sentence) if m[1] and m.start(1) not in kept]
     if any(m[0].split()[0].lower() not in ("last", "next") for m in weekdays):  # which way from the page's date?
         tense = _weekday_tense(sentence)
-        if not tense:
+        if not tense or (tense == "past" and _day_after(weekdays, day)):
             return None
         future = tense == "future"
+    if _told_forward(sentence):
+        return None
     ago = {m.span(): _ago(m, day) for m in _AGO.finditer(sentence)}
     if None in ago.values():
         return None
@@ -288,15 +358,17 @@ def anchor(sentence: str, published: str) -> str | None:
     counted = any(p.search(sentence) for p in (_AGO, _YEAR, _IN_MONTH))
     text = sentence if counted else _bare_months(sentence, day)
     text = _AGO.sub(lambda m: ago[m.span()] or "", text)  # the spans hold: a count back leaves `text` as it was
-    text = _SPAN.sub(lambda m: f"the {m[2]} {m[3]} {'after' if m[1].lower() in ('next', 'coming') else 'before'} "
-                               f"{_long(day)}", text)
+    text = _SPAN.sub(lambda m: _span(m, day), text)
     text = _IN_MONTH.sub(lambda m: f"{m[1]} {day.year + {'this': 0, 'last': -1, 'next': 1}[m[2].lower()]}", text)
     text = _YEAR.sub(lambda m: _year(m, day), text)
     text = _MONTH.sub(lambda m: _month(m, day), text)
-    text = _DAY.sub(lambda m: _day(m, day, future), text)
+    shift = len(text) - len(sentence)  # the edits before this one only lengthen what precedes a weekday
+    text = _DAY.sub(lambda m: m[0] if _kept(m, kept, shift) else _day(m, day, future), text)
+    if _YTD_OF.search(text):
+        return None
     text = _YTD.sub(f"from 1 January to {_long(day)}", text)
     text = _as_of(text, day)
     text = re.sub(r"\b(on|in) (on|in) ", r"\2 ", text)
-    text = re.sub(r"\b(by|until|since|from|before|after|for|into|during|through|throughout|within) (?:on|in) ",
+    text = re.sub(r"\b(by|until|since|from|before|after|for|into|during|through|throughout|within|of|to) (?:on|in) ",
                   r"\1 ", text, flags=re.I)
     return text[:1].upper() + text[1:]

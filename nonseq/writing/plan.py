@@ -31,7 +31,7 @@ from nonseq.text.parse import lemmas
 from nonseq.text.prose import reject_reason
 from nonseq.text.sentences import split, strip_dateline
 from nonseq.text.voice import ATTRIBUTED, speech
-from nonseq.text.when import anchor
+from nonseq.text.when import anchor, page_date
 from nonseq.text.words import tokens
 from nonseq.writing.sources import SourceRef
 
@@ -250,7 +250,8 @@ def source_sentences(chunks: Sequence[Candidate], cfg: PlanSettings,
             reason = sentence_reason(text, cfg, second_person)
             anchored = anchor(text, c.chunk.published) if not reason else text
             if anchored is None:
-                reason = "relative time, and the page has no date"
+                reason = ("relative time, and the page has no date" if page_date(c.chunk.published) is None
+                          else "relative time that no date can be written for")
             out.append(SourceSentence(f"c{ci}.s{si}", anchored or text, ci, si, c.chunk.url, title,
                                       c.point_id, score, reason=reason, page=raw,
                                       section=str(c.chunk.extra.get(SECTION_KEY) or ""),
