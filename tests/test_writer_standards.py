@@ -295,44 +295,6 @@ def test_a_weekday_is_dated_the_way_its_words_point(sentence: str, published: st
     assert anchor(sentence, published) == said
 
 
-@pytest.mark.parametrize(("sentence", "published", "said"), [
-    # a name or an edition is no date ("USA Today", "Saturday publication"); nor is a weekday a written date names
-    ("Richardson, via USA Today, said he was fine.", "2019-11-19", "Richardson, via USA Today, said he was fine."),
-    ("The Today show aired it on Monday.", "2019-11-19", "The Today show aired it on 18 November 2019."),
-    ("McClatchy plans to end Saturday publication next year.", "2019-11-19",
-     "McClatchy plans to end Saturday publication in 2020."),
-    ("Webb grabbed the girl at 6:38 p.m. on Saturday, May 18.", "2019-11-19",
-     "Webb grabbed the girl at 6:38 p.m. on Saturday, May 18, 2019."),
-    ("They met at 2:30pm on a Monday.", "2019-11-19", "They met at 2:30pm on a Monday."),
-    # a year or a day after "of" reads as a date, never "of in 2020"; after "the" it counts from what the page tells of
-    ("Sales fell in the first half of next year.", "2019-11-19", "Sales fell in the first half of 2020."),
-    ("The group set a deadline of Tuesday.", "2019-11-20", "The group set a deadline of 19 November 2019."),
-    ("He visited my profile in the last week.", "2019-11-15", "He visited my profile in the last week."),
-    ("They used cannabis in the past month.", "2019-11-13", "They used cannabis in the past month."),  # a survey's
-    ("The award is given in the last weekend of the festival.", "2018-09-15",
-     "The award is given in the last weekend of the festival."),
-    # a span counted from a time the page tells of is no count from its date
-    ("The next year, the Taliban released two videos.", "2019-11-19",
-     "The next year, the Taliban released two videos."),
-    ("Sales rose 4 percent from the previous year.", "2019-11-20", "Sales rose 4 percent from the previous year."),
-    ("The next two months were tough.", "2019-11-13", None),
-    ("Sales will rise over the next two years.", "2019-11-13",
-     "Sales will rise over the two years after 13 November 2019."),
-    # "now" in a word and "even now"; "year-to-date" said of a thing has no span to stand in for it
-    ("Ford's now-deceased father built it.", "2019-11-15", "Ford's now-deceased father built it."),
-    ("Even now, the team struggles.", "2019-11-18", "As of 18 November 2019, the team struggles."),
-    ("Sales fell 5 percent from the year-to-date period last year.", "2019-11-20", None),
-    # a past weekday that is the day after the page's date: six days back, or the next day in another time zone
-    ("Asian indexes were mixed in early trading Tuesday.", "2019-11-18", None),
-    ("Thursday night's fight led to suspensions.", "2019-11-19", None),
-])
-def test_relative_time_that_is_no_count_from_the_page_is_left_as_it_is(sentence: str, published: str,
-                                                                        said: str | None) -> None:
-    """Found on the 119 local-web pages no bench topic uses: "USA on 19 November 2019", "on 16 November 2019,
-    May 18", "the end of in 2018", "The in 2020, the Taliban ...", "Ford's -deceased father"."""
-    assert anchor(sentence, published) == said
-
-
 def test_a_long_page_title_is_cut_at_a_word_where_a_sentence_is_framed_as_its_pages() -> None:
     """"According to “... Jupiter's Moon…”", never "“... Moon E”"."""
     def unit(title: str) -> Unit:

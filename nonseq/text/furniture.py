@@ -63,9 +63,22 @@ _FURNITURE = re.compile(
     re.I)
 
 
+#: A wire service's instrument codes in running text: an index after a space and a dot (" .SPX", " .MIWD00000PUS"),
+#: a continuous future ("CLc1", "LCOc1"), a share in brackets ("(AAPL.O)"); a hashtag's sign ("#Browns").
+_CODES = re.compile(r"(?<=\s)\.(?!NET\b)[A-Z][A-Z0-9]{1,14}\b|\b[A-Z]{1,4}c\d\b|\s?\([A-Z]{1,6}\.[A-Z]{1,3}\)"
+                    r"|(?<![\w&])#(?=[A-Za-z])")
+
+
+#: A footnote's star, opening a sentence or after a word ("*A draw will decide ...", "highest-graded player*").
+_FOOTNOTE_STAR = re.compile(r"^\*+\s*|(?<=\w)\*+(?=\W|$)")
+#: A sentence said as an aside, whole in brackets ("(McKinley's office did not provide PolitiFact with ...)").
+_ASIDE = re.compile(r"^\(([^()]+[.!?][\"”’]?)\)$")
+
+
 def clean_inline(sentence: str) -> str:
-    """A source sentence without wiki/docs markers inside it; links become their text, images go."""
-    text = _IMAGE.sub("", sentence)
+    """A source sentence without wiki/docs markers inside it; links become their text, images go; so do a
+    wire service's instrument codes and a hashtag's sign."""
+    text = _CODES.sub("", _IMAGE.sub("", sentence))
     text = _MD_LINK.sub(r"\1", text)
     text = _REF_LINK.sub(r"\1", text)
     text = _AUTOLINK.sub("", _HTML_LINK.sub("", text))
@@ -73,8 +86,9 @@ def clean_inline(sentence: str) -> str:
     text = _PAREN_REFS.sub("", text)
     text = _BOX_LABEL.sub("", text)
     text = _ANCHORS.sub("", text)
-    text = re.sub(r"\s+([.,;:!?])", r"\1", text)
-    return " ".join(text.split())
+    text = re.sub(r"\s+([.,;:!?])(?=\s|$|[\"”’)])", r"\1", text)
+    text = _FOOTNOTE_STAR.sub("", " ".join(text.split()))
+    return _ASIDE.sub(r"\1", text)
 
 
 def furniture_reason(sentence: str) -> str:

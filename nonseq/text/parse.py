@@ -10,6 +10,7 @@ root's; `fragment` says why a sentence is no statement (no finite verb, or no su
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -215,6 +216,10 @@ def fragment(text: str, allow_imperative: bool = False) -> str:
             return ""
         return "no finite verb"
     roots = [t for t in doc if t.dep_ == "ROOT"]
+    if len(roots) == 1 and _noun_phrase(roots[0], finite):
+        return "a noun phrase with no verb of its own"  # "People who were accomplished in other areas."
+    if re.search(r"(?:…|\.\.\.)\W*$", text) and _unfinished(doc):
+        return "unfinished"  # "The next BIG challenge is …"
     if len(roots) == 1 and any(c.lower_ in _SUBORDINATORS and (c.dep_ == "mark" or (c.dep_ == "advmod" and c.i == 0))
                                for c in roots[0].children):
         return "a subordinate clause alone"  # "Because space travel is anything but easy."
@@ -223,6 +228,21 @@ def fragment(text: str, allow_imperative: bool = False) -> str:
     if allow_imperative and _imperative(doc):
         return ""
     return "no subject"
+
+
+def _noun_phrase(root: Any, finite: list[Any]) -> bool:
+    """True when the root is a noun whose only finite verbs are in its own relative or participle clauses."""
+    if root.pos_ not in ("NOUN", "PROPN", "PRON"):
+        return False
+    clauses = [c for c in root.children if c.dep_ in ("relcl", "acl")]
+    inside = {t.i for c in clauses for t in c.subtree}
+    return bool(clauses) and all(t.i in inside for t in finite)
+
+
+def _unfinished(doc: Any) -> bool:
+    """True when the last word before a closing ellipsis is a function word ("is", "the", "and", "to")."""
+    words = [t for t in doc if not t.is_punct]
+    return bool(words) and words[-1].pos_ in ("AUX", "DET", "ADP", "CCONJ", "SCONJ", "PART")
 
 
 #: What may open an order before its verb: "To get started, simply start ...", "Now, keep ...".

@@ -142,7 +142,11 @@ _META = re.compile(
     r"affiliate|we may earn|commission from|this website|our website|this site|tap here|"
     r"scroll (?:down|up)|javascript|your browser|updated (?:on|at)\b|last updated|"
     r"published (?:on|at)\b|related (?:articles?|stories|coverage)|more stories|"
-    r"register (?:now|here|for free)|free trial|buy now)", re.I)
+    r"register (?:now|here|for free)|free trial|buy now|"
+    r"the (?:following|above|below) (?:charts?|tables?|graphs?|graphics?|maps?|videos?|images?|photos?|figures?|"
+    r"infographics?|screenshots?)\b|(?:chart|table|graph|graphic|video|image|photo|figure|infographic)s? "
+    r"(?:below|above)\b)",
+    re.I)
 #: A sentence that announces what the page goes on to list ("Here are 15 tips ...", "Below are ...", "In this
 #: guide, ..."): the article does not hold the list.
 _ANNOUNCE = re.compile(r"^\W*(?:here(?:'s|’s| is| are)|below(?: is| are|,)|the following (?:is|are)|"

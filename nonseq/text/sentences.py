@@ -77,11 +77,14 @@ def _segments(mask: str) -> list[tuple[int, int]]:
 _TIME_ZONE = re.compile(r"^(?:ET|EST|EDT|CT|CST|CDT|MT|PT|PST|PDT|GMT|BST|CET|UTC)\b")
 _MARKER_START = re.compile(r"^\[\d")
 #: A news lead's dateline: `HONOLULU, Hawaii (HawaiiNewsNow) - `, `(Reuters) — `, `WASHINGTON (AP) - `, and a
-#: place list ending in a colon: `Washington, DC, United States: `.
+#: place list ending in a colon: `Washington, DC, United States: `; a place and a dash: `Indianapolis – `; a source
+#: in brackets run into the first word: `(CNN)President ...`.
 DATELINE = re.compile(
     r"^(?:(?:[A-Z][A-Z.'’ -]*,?\s*)?\([A-Z][\w&.'’ ]{1,40}\)\s*[-—–]+\s*"
     r"|[A-Z][A-Z.'’-]+(?:[ ,]+[A-Z][\w.'’-]+){0,3}\s*(?:\([^)]{1,40}\))?\s*[-—–]+\s+"
-    r"|[A-Z][\w.'’-]*(?: [A-Z][\w.'’-]*)*(?:, [A-Z][\w.'’-]*(?: [A-Z][\w.'’-]*)*){1,3}:\s+)"
+    r"|[A-Z][\w.'’-]*(?: [A-Z][\w.'’-]*)*(?:, [A-Z][\w.'’-]*(?: [A-Z][\w.'’-]*)*){1,3}:\s+"
+    r"|[A-Z][a-z]+(?: [A-Z][a-z]+)?\s+[—–]\s+"
+    r"|\([A-Z][\w&.'’ ]{1,40}\)(?=[A-Z][a-z])|\([A-Z]{2,8}\)\s+)"
     r"(?=[A-Z\"“])")
 
 
@@ -126,12 +129,23 @@ def _pieces(line: str) -> tuple[str, ...]:
                  for sentence in (segment(piece) if _ENDS.search(piece) else (piece,)))
 
 
+#: A quotation ending in a question or an exclamation, and its speaker after it: one sentence ("“Can I give
+#: it to James?” Brooke tearfully asked before apologizing"), which a split leaves as a speakerless quotation
+#: and a verb with no object.
+_ASKED = re.compile(r"[?!][”\"]\s*$")
+_SPEAKER = re.compile(r"(?:[A-Z][\w.'’-]*\s+){1,4}(?:\w+ly\s+)?(?:said|says|asked|asks|added|adds|wrote|writes|told|"
+                      r"shouted|replied|exclaimed|wondered|cried|joked|tweeted|continued|explained)\b")
+
+
 def _joins(piece: str, before: str) -> bool:
-    """True when a piece continues the one before (lower case, punctuation, a marker, a time zone)."""
+    """True when a piece continues the one before (lower case, punctuation, a marker, a time zone, after a
+    dot with a space before it: a wire service's code, "across the globe .MIWD00000PUS gained 0.02%"; or the
+    speaker of a question or exclamation quoted before it)."""
     body = piece.lstrip()
     after_time = before.rstrip().endswith(("a.m.", "p.m.")) and bool(_TIME_ZONE.match(body))
     return bool(body) and (body[0].islower() or body[0] in ",;:)]}" or bool(_MARKER_START.match(body))
-                           or after_time)
+                           or after_time or bool(re.search(r"\s\.$", before.rstrip()))
+                           or bool(_ASKED.search(before) and _SPEAKER.match(body)))
 
 
 def _spans(flat: str) -> list[tuple[int, int]]:

@@ -258,9 +258,15 @@ def advises(sentence: str, name: str, keep_case: bool | None = None) -> str:
     return _framed(sentence, f"{name[:1].upper()}{name[1:]} advises: ", keep_case)
 
 
+def without_connective(sentence: str) -> str:
+    """The sentence without a word tying it to the one before ("Yet Schiff seems ..." -> "Schiff seems ..."),
+    which a frame put before it takes away."""
+    return re.sub(r"^(?:but|and|however|also|still|yet|so)\b,?\s+", "", sentence.strip(), flags=re.I)
+
+
 def _framed(sentence: str, frame: str, keep_case: bool | None) -> str:
     """The sentence after a frame of the article's, its first word in lower case unless it is a name."""
-    body = re.sub(r"^(?:but|and|however|also|still|yet|so)\b,?\s+", "", sentence.strip(), flags=re.I)
+    body = without_connective(sentence)
     first = body.split(" ", 1)[0]
     lower = first[:1].lower() + first[1:]
     if keep_case is None:

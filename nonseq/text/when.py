@@ -55,7 +55,8 @@ _COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5
            "nine": 9, "ten": 10}
 #: Time counted back from the page's date ("a year ago", "two weeks ago"); a vague count ("a few", "several",
 #: "years ago") cannot be anchored, so its sentence is not said.
-_AGO = re.compile(r"\b(more than |over |nearly |almost |about |around |roughly |less than |just |only |some )?"
+_AGO = re.compile(r"\b(more than |over |nearly |almost |about |around |roughly |less than |just |only |some |barely "
+                  r"|scarcely |little more than |under )?"
                   r"(?:(a few|several|many|some|\d+|" + "|".join(_COUNTS) + r")\s+)?"
                   r"(day|week|month|year|decade)s?\s+ago\b", re.I)
 #: Recency with no count ("a recent report", "recently", "in recent years", "the past few months", "lately",
@@ -80,13 +81,14 @@ _YTD = re.compile(r"\b(?:(?i:year[- ]to[- ]date)|YTD)\b")
 _YTD_OF = re.compile(r"\b(?:the|its|their|a|this|that|[\w.&]+['’]s)\s+(?:(?i:year[- ]to[- ]date)|YTD)\b", re.I)
 #: A span counted from the page's date with a number ("the next two years", "the past 12 months"): written as
 #: the span before or after the page's date ("the two years after 20 November 2019").
-_SPAN = re.compile(r"\bthe\s+(next|coming|past|last|previous)\s+(\d+|" + "|".join(_COUNTS) + r")\s+"
+_SPAN = re.compile(r"\bthe\s+(next|coming|past|last)\s+(\d+|" + "|".join(_COUNTS) + r")\s+"
                    r"(days|weeks|months|years|decades)\b(?! of\b)", re.I)
 #: A month with no year after it ("in July", "on July 25", "25 July"), not part of a range or a name.
 #: News style's short months before a day ("Feb. 14", "Sept. 3").
 SHORT_MONTHS = {"Jan.": 1, "Feb.": 2, "Aug.": 8, "Sept.": 9, "Sep.": 9, "Oct.": 10, "Nov.": 11, "Dec.": 12}
 _SHORT = "|".join(re.escape(m) for m in sorted(SHORT_MONTHS, key=len, reverse=True))
-_BARE_MONTH = re.compile(r"(?<![\w-])(?:\d{1,2}\s+)?(" + "|".join(MONTHS) + r"|(?:" + _SHORT + r")(?=\s+\d))"
+_BARE_MONTH = re.compile(r"(?<![\w-])(?<!(?i:last|next|this) )(?:\d{1,2}\s+)?("  # "next March" is `_NAMED`'s
+                         + "|".join(MONTHS) + r"|(?:" + _SHORT + r")(?=\s+\d))"
                          r"(?:\s+(\d{1,2})(?:st|nd|rd|th)?)?(?:\b|(?<=\.))"
                          r"(?![-–—]|\s*[-–—]\s*\w)(?!,?\s+(?:of\s+)?\d{4})(?!\s+[A-Z\d])")
 _IN_MONTH = re.compile(r"\b((?:in|since|until|by|from|early|late|mid-?)\s+(?:" + "|".join(MONTHS) + r"))\s+"
@@ -229,7 +231,7 @@ def _possessive(sentence: str) -> bool:
 def has_relative_time(sentence: str) -> bool:
     """True when the sentence dates something relative to when it was written."""
     return (any(p.search(sentence) for p in (_YEAR, _MONTH, _DAY, _AGO, _VAGUE, _SPAN, _YTD))
-            or bool(_present(sentence)) or _possessive(sentence))
+            or bool(_present(sentence)) or _possessive(sentence) or _season(sentence) or bool(_NAMED.search(sentence)))
 
 
 #: Verbs whose present passive points forward ("Sentencing is scheduled for Feb. 14").
@@ -297,6 +299,36 @@ def _bare_months(sentence: str, day: date) -> str:
     return sentence
 
 
+#: A month or a season counted from the page's ("next March's playoffs", "last summer", "this spring").
+_NAMED = re.compile(r"(?<!\bthe )(?<!\bThe )\b((?i:last|next|this))\s+(" + "|".join(MONTHS)  # "this may be": no month
+                    + r"|(?i:spring|summer|autumn|fall|winter))(['’]s)?\b")
+_SEASONS = {"spring": (3, 5), "summer": (6, 8), "autumn": (9, 11), "fall": (9, 11)}
+
+
+def _named(m: re.Match[str], day: date) -> str:
+    """'next March' -> 'in March 2020', "next summer's" -> 'the summer 2020' on a November 2019 page (a winter
+    spans two years: `anchor` leaves its sentence out)."""
+    which, name = m[1].lower(), m[2]
+    if name.lower() in _SEASONS:
+        first, last = _SEASONS[name.lower()]
+        name = name.lower()
+    else:
+        name = name.capitalize()
+        first = last = MONTHS.index(name) + 1
+    year = day.year + {"this": 0, "next": int(day.month >= first), "last": -int(day.month <= last)}[which]
+    return f"the {name} {year}" if m[3] else f"in {name} {year}"
+
+
+#: A sport's season counted from the page's ("this season", "last season"): no years can be written for it (a
+#: season may span two), so the words stay and the sentence is said as of the page's date.
+_SEASON = re.compile(r"\b(?:this|last|next) season\b", re.I)
+
+
+def _season(sentence: str) -> bool:
+    """True when the sentence, outside its quotations, counts a season from the page's ("this season")."""
+    return bool(_SEASON.search(QUOTATION.sub(" ", sentence)))
+
+
 def _present(sentence: str) -> list[re.Match[str]]:
     """The words that say the page's present ("currently", "now"): not in a quotation (a quote keeps its
     words), and not "Now," opening the sentence."""
@@ -316,7 +348,7 @@ def _as_of(sentence: str, day: date) -> str:
     "As of 20 November 2019, ... 16"); a word tying it to the sentence before stays first; a sentence that
     already names a day ("ruled on 19 November 2019 that ... now") only loses the words."""
     found = _present(sentence)
-    if not found:
+    if not found and not _season(sentence):
         return sentence
     from nonseq.text.parse import keeps_case
 
@@ -355,8 +387,11 @@ def anchor(sentence: str, published: str) -> str | None:
         return None
     # a bare month is dated before the weekday's date is written in (a year the page named decides, not
     # ours), unless a year is counted ("a year ago in July", "in July last year"): then it is that year's
+    if any(m[2].lower() == "winter" for m in _NAMED.finditer(sentence)):
+        return None
     counted = any(p.search(sentence) for p in (_AGO, _YEAR, _IN_MONTH))
     text = sentence if counted else _bare_months(sentence, day)
+    text = _NAMED.sub(lambda m: _named(m, day), text)
     text = _AGO.sub(lambda m: ago[m.span()] or "", text)  # the spans hold: a count back leaves `text` as it was
     text = _SPAN.sub(lambda m: _span(m, day), text)
     text = _IN_MONTH.sub(lambda m: f"{m[1]} {day.year + {'this': 0, 'last': -1, 'next': 1}[m[2].lower()]}", text)

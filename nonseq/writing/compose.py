@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
@@ -42,6 +43,7 @@ from nonseq.text.voice import (
     site_name,
     speech,
     unframed,
+    without_connective,
 )
 from nonseq.text.words import common_word, tokens
 from nonseq.verify.rules import Verdict, Verifier
@@ -235,13 +237,25 @@ _WORD = re.compile(r"[A-Za-z][\w-]*")
 
 def page_names(sentences: Iterable[str]) -> frozenset[str]:
     """Words the pages write with a capital inside a sentence, never in lower case, and that are no common
-    English word ("NASA's Europa Clipper mission"; not "Research" of "Pew Research Center"): names, which
+    English word ("NASA's Europa Clipper mission"; not "Research" of "Pew Research Center") unless they stand
+    alone so twice or more ("the Wild beat the Sabres", "for the Wild": a team): names, which
     keep their capital where a frame goes before them, whatever the parse took them for ("According to
     space.com, Clipper will orbit Jupiter ...")."""
     texts = list(sentences)
     lower = {w for t in texts for w in _WORD.findall(t) if w[:1].islower()}
-    return frozenset(m[1] for t in texts for m in _INSIDE_CAPITAL.finditer(t)
-                     if m[1].lower() not in lower and not common_word(m[1]))
+    inside = [m for t in texts for m in _INSIDE_CAPITAL.finditer(t) if m[1].lower() not in lower]
+    alone = Counter(m[1] for m in inside if _after_lower(m.string[:m.start(1)]))
+    return frozenset(m[1] for m in inside if not common_word(m[1]) or alone[m[1]] >= 2)
+
+
+_LEADS = frozenset(("the", "a", "an", "this", "that", "for", "in", "on", "at", "by", "of", "to", "with", "from"))
+
+
+def _after_lower(before: str) -> bool:
+    """True when the word before a capitalised word is in lower case or an article or preposition ("the Wild",
+    "The Wild"): the capital is the word's own, not a part of a longer name ("Pew Research Center")."""
+    words = re.findall(r"[A-Za-z][\w'’.&-]*", before)
+    return not words or words[-1][:1].islower() or words[-1].lower() in _LEADS
 
 
 def own_words(unit: Unit, max_quote_words: int, names: frozenset[str] = frozenset()) -> tuple[str, str, str]:
@@ -256,8 +270,15 @@ def own_words(unit: Unit, max_quote_words: int, names: frozenset[str] = frozense
     if held_view(unit):  # each sentence of a pair framed: the second is the page's view as much as the first
         name = source_name(unit)  # a page's order is its advice ("... advises: start by ..."), a view its own
         return "verbatim", body, " ".join((advises if order(s.text) else according_to)(
-            s.text, name, keeps_case(s.text) or _first_word(s.text) in names) for s in unit.sentences)
+            s.text, name, _keeps_case(s.text, names)) for s in unit.sentences)
     return "verbatim", body, body
+
+
+def _keeps_case(sentence: str, names: frozenset[str]) -> bool:
+    """True when the word a frame puts first (after any connective it takes away) is a name: the parse or the
+    pages' `names` say so ("Yet Schiff seems ..." -> "According to ..., Schiff seems ...")."""
+    body = without_connective(sentence)
+    return keeps_case(body) or _first_word(body) in names
 
 
 def _first_word(sentence: str) -> str:

@@ -218,7 +218,7 @@ def candidate_chunks(pack: ContextPack, cfg: PlanSettings) -> list[Candidate]:
     return chunks
 
 
-_OPEN_QUOTE = re.compile(r"^\W*[\"“]")
+_OPEN_QUOTE = re.compile(r"^\W*[\"“‘]")
 
 
 def sentence_reason(text: str, cfg: PlanSettings, second_person: bool) -> str:

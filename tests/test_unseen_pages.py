@@ -1,0 +1,154 @@
+"""What the writer's steps made of the 119 local-web pages no bench topic uses (`../shared/data/web`): every
+sentence anchored to its page's date, and single-page articles read for mechanical faults (docs/writing.md,
+"The twentieth round"). Each case is a sentence those pages hold, or one written like it."""
+
+from __future__ import annotations
+
+import pytest
+
+from nonseq.text.furniture import clean_inline
+from nonseq.text.parse import fragment
+from nonseq.text.prose import reject_reason
+from nonseq.text.sentences import split, strip_dateline
+from nonseq.text.when import anchor
+from nonseq.writing.compose import own_words, page_names
+from nonseq.writing.plan import PlanSettings, SourceSentence, Unit, sentence_reason
+
+
+@pytest.mark.parametrize(("sentence", "published", "said"), [
+    # a name or an edition is no date ("USA Today", "Saturday publication"); nor is a weekday a written date names
+    ("Richardson, via USA Today, said he was fine.", "2019-11-19", "Richardson, via USA Today, said he was fine."),
+    ("The Today show aired it on Monday.", "2019-11-19", "The Today show aired it on 18 November 2019."),
+    ("McClatchy plans to end Saturday publication next year.", "2019-11-19",
+     "McClatchy plans to end Saturday publication in 2020."),
+    ("Webb grabbed the girl at 6:38 p.m. on Saturday, May 18.", "2019-11-19",
+     "Webb grabbed the girl at 6:38 p.m. on Saturday, May 18, 2019."),
+    ("They met at 2:30pm on a Monday.", "2019-11-19", "They met at 2:30pm on a Monday."),
+    # a year or a day after "of" reads as a date, never "of in 2020"; after "the" it counts from what the page tells of
+    ("Sales fell in the first half of next year.", "2019-11-19", "Sales fell in the first half of 2020."),
+    ("The group set a deadline of Tuesday.", "2019-11-20", "The group set a deadline of 19 November 2019."),
+    ("He visited my profile in the last week.", "2019-11-15", "He visited my profile in the last week."),
+    ("They used cannabis in the past month.", "2019-11-13", "They used cannabis in the past month."),  # a survey's
+    ("The award is given in the last weekend of the festival.", "2018-09-15",
+     "The award is given in the last weekend of the festival."),
+    # a span counted from a time the page tells of is no count from its date
+    ("The next year, the Taliban released two videos.", "2019-11-19",
+     "The next year, the Taliban released two videos."),
+    ("Sales rose 4 percent from the previous year.", "2019-11-20", "Sales rose 4 percent from the previous year."),
+    ("The next two months were tough.", "2019-11-13", None),
+    ("Sales will rise over the next two years.", "2019-11-13",
+     "Sales will rise over the two years after 13 November 2019."),
+    # "now" in a word and "even now"; "year-to-date" said of a thing has no span to stand in for it
+    ("Ford's now-deceased father built it.", "2019-11-15", "Ford's now-deceased father built it."),
+    ("Even now, the team struggles.", "2019-11-18", "As of 18 November 2019, the team struggles."),
+    ("Sales fell 5 percent from the year-to-date period last year.", "2019-11-20", None),
+    ("Barely a week ago, Parise had scored once.", "2019-11-19", None),  # how much less than a week is not said
+    ("In 2015, sales had doubled over the previous two years.", "2019-11-20",
+     "In 2015, sales had doubled over the previous two years."),
+    # a month or a season counted from the page's; a winter spans two years, and "this may" is no month
+    ("The final spots come down to next March's playoffs.", "2019-11-19",
+     "The final spots come down to the March 2020 playoffs."),
+    ("Sales fell last March, and the plant will shut in June.", "2019-11-19",
+     "Sales fell in March 2019, and the plant will shut in June 2020."),
+    ("This spring, sales rose.", "2019-11-19", "In spring 2019, sales rose."),
+    ("It snowed last winter.", "2019-11-19", None),
+    ("This may be the reason.", "2019-11-19", "This may be the reason."),
+    # a sport's season has no years to write: said as of the page's date, its words kept
+    ("Williams has been solid in run support this season.", "2019-11-18",
+     "As of 18 November 2019, Williams has been solid in run support this season."),
+    # a past weekday that is the day after the page's date: six days back, or the next day in another time zone
+    ("Asian indexes were mixed in early trading Tuesday.", "2019-11-18", None),
+    ("Thursday night's fight led to suspensions.", "2019-11-19", None),
+])
+def test_relative_time_that_is_no_count_from_the_page_is_left_as_it_is(sentence: str, published: str,
+                                                                        said: str | None) -> None:
+    """Written before: "USA on 19 November 2019", "on 16 November 2019, May 18", "the end of in 2018", "The in
+    2020, the Taliban ...", "Ford's -deceased father", "Barely in the week of 12 November 2019"."""
+    assert anchor(sentence, published) == said
+
+
+def test_a_wire_services_codes_leave_the_sentence_whole_and_go() -> None:
+    """" .MIWD00000PUS" had split "... across the globe ." from "MIWD00000PUS gained 0.02%", so the article
+    said "MSCI's gauge of stocks across the globe [1]." with no verb of its own."""
+    text = ("The STOXX 600 index lost 0.12% while MSCI’s gauge of stocks across the globe .MIWD00000PUS gained "
+            "0.02%. The S&P 500 .SPX lost 1.85 points.")
+    assert [clean_inline(s) for s in split(text)] == [
+        "The STOXX 600 index lost 0.12% while MSCI’s gauge of stocks across the globe gained 0.02%.",
+        "The S&P 500 lost 1.85 points."]
+    assert clean_inline("U.S. crude CLc1 fell 3.38% and Apple (AAPL.O) rose.") == (
+        "U.S. crude fell 3.38% and Apple rose.")
+    assert clean_inline("#Browns Greedy Williams was the #1 pick.") == "Browns Greedy Williams was the #1 pick."
+    for kept in ("It runs on the .NET framework.", "Version 2.0 shipped.", "It costs $5.99 in the U.S. today."):
+        assert clean_inline(kept) == kept
+
+
+def test_a_quotation_opened_with_a_single_mark_and_no_speaker_is_not_said() -> None:
+    """A chunk that began inside a quotation within a quotation gave "According to IndieWire, ‘Rose-Lynn sings
+    ... uplifted." as the page's words."""
+    reason = sentence_reason("‘Rose-Lynn sings an incredible song and it conveys everything that she wants to "
+                             "express to her mom and kids and everyone’s uplifted.",
+                             PlanSettings(), second_person=False)
+    assert reason == "quotation with no speaker"
+    assert sentence_reason("The singer’s ‘Wild Rose’ soundtrack came out in June.", PlanSettings(), False) == ""
+
+
+def test_a_common_word_the_pages_write_as_a_name_on_its_own_keeps_its_capital() -> None:
+    """A hockey page's "the Wild" had become "According to Twin Cities, wild defenseman Ryan Suter ..."."""
+    pages = ["Wild defenseman Ryan Suter could see it.", "The Wild beat the Sabres 4-1.",
+             "It was a big night for the Wild.", "Data came from the Pew Research Center."]
+    names = page_names(pages)
+    assert "Wild" in names and "Research" not in names
+    assert "Research" not in page_names([*pages, "Pew Research Center said the group grew."])
+
+
+def test_a_quoted_question_and_its_speaker_are_one_sentence() -> None:
+    """A split after "?”" had left "Brooke tearfully asked before apologizing to the actor." to be said."""
+    assert split("She offered her spot. “Can I give it to James?” Brooke tearfully asked before apologizing. "
+                 "Bergeron chimed in.") == [
+        "She offered her spot.", "“Can I give it to James?” Brooke tearfully asked before apologizing.",
+        "Bergeron chimed in."]
+    assert split("He paused. “Why not?” The crowd roared.") == ["He paused.", "“Why not?”", "The crowd roared."]
+
+
+def test_a_dateline_of_a_place_and_a_dash_is_not_said() -> None:
+    """"Indianapolis – Several thousand teachers ..." opened an article with the page's dateline."""
+    assert strip_dateline("Indianapolis – Several thousand teachers rallied.") == "Several thousand teachers rallied."
+    assert strip_dateline("New York — The city voted.") == "The city voted."
+    for kept in ("Apple – the firm – sold phones.", "It was big – Very big."):
+        assert strip_dateline(kept) == kept
+
+
+def test_furniture_the_local_pages_hold_is_cleaned_or_left_out() -> None:
+    """A footnote's star ("*A draw will decide ..."), a sentence said whole in brackets, and a sentence about
+    a chart the article does not hold ("The following chart summarizes ...")."""
+    assert clean_inline("*A draw will decide who fills the slot.") == "A draw will decide who fills the slot."
+    assert clean_inline("The highest-graded player* was Joe Schobert.") == "The highest-graded player was Joe Schobert."
+    assert clean_inline("(His office did not provide PolitiFact with further information.)") == (
+        "His office did not provide PolitiFact with further information.")
+    for kept in ("He rated it 5*5 stars.", "The plant opened in (2019).", "Two parts: (1) a tax and (2) a rebate."):
+        assert clean_inline(kept) == kept
+    assert reject_reason("The following chart summarizes the value of the seizures.").startswith("text about the page")
+    assert reject_reason("The table below shows prices.").startswith("text about the page")
+    assert reject_reason("The map was based on radar data.") == ""
+
+
+def test_a_noun_phrase_or_an_unfinished_sentence_is_no_statement() -> None:
+    """"According to BIG Brand System, people who were accomplished in other areas of their lives." and "The
+    next BIG challenge is …" were said as sentences."""
+    assert fragment("People who were accomplished in other areas of their lives.") == (
+        "a noun phrase with no verb of its own")
+    assert fragment("The next BIG challenge is …") == "unfinished"
+    for statement in ("He said he would think about it…", "On Titan, clouds spew hydrocarbons like methane.",
+                      "The Founder’s Editions, which come with a Chromecast, launch on 19 November 2019."):
+        assert fragment(statement) == ""
+
+
+def test_a_source_run_into_the_first_word_is_a_dateline_and_a_connective_leaves_a_name_its_capital() -> None:
+    """"(CNN)President Donald Trump ..." opened an article; "Yet Schiff seems ..." became "According to National
+    Review, schiff seems ..." (the case was read from "Yet")."""
+    assert strip_dateline("(CNN)President Donald Trump made a trip.") == "President Donald Trump made a trip."
+    assert strip_dateline("(AP) The vote passed.") == "The vote passed."
+    unit = Unit([SourceSentence("c0.s0", "Yet Schiff seems to have no sense of it.", 0, 0, "http://127.0.0.1/x",
+                                "The Impeachment Clock | National Review", "p", 1.0)])
+    said = own_words(unit, 40, page_names(["Time is not on Adam Schiff's side."]))[2]
+    assert said == "According to National Review, Schiff seems to have no sense of it."
