@@ -331,6 +331,7 @@ def test_what_the_tune_reading_found_unattributed_is_dated_or_said_as_its_pages(
     assert opinion("The claims were likely to fail in court.") == "speculation: likely"  # a noun "claims"
     assert opinion("Analysts expect the deal to fail.") == ""  # a holder the sentence names
     assert opinion("The find almost certainly means the moon has liquid water.") == "speculation: almost certainly"
+    assert opinion("Getting Disney+ right will be a key test of Mayer’s mettle.") == "prediction: will be a key test"
     assert anchor("Trump hasn't committed to any specifics so far, White House advisers say.", "2019-11-20") == (
         "As of 20 November 2019, Trump hasn't committed to any specifics, White House advisers say.")
     assert anchor("So far as we know, the plant is safe.", "2019-11-20") == "So far as we know, the plant is safe."

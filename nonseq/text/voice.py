@@ -36,7 +36,8 @@ _PREDICT = re.compile(
     r"\b(?:will (?:likely|probably|surely|certainly|undoubtedly|soon|eventually|never|become|be the|"
     r"change|transform|revolutioni[sz]e|dominate|replace)|(?:is|are) (?:likely|poised|set|bound|"
     r"expected|predicted|projected|forecast) to|predicts?|forecasts?|could (?:soon|become|be the)|"
-    r"may (?:soon|become|never))\b",
+    r"may (?:soon|become|never)|will be (?:a|the) (?:key|major|big|crucial|critical|real|true|tough|huge|serious|"
+    r"litmus|defining|ultimate) test)\b",
     re.I)
 #: Stance adverbials (Biber et al. 1999, attitude): the writer's feeling about what the sentence says,
 #: as its opening word or set off by a comma ("Sadly, Delhi pollution has become ...").
