@@ -332,6 +332,8 @@ class WritingSettings(Section):
         0.27, ge=0, le=1, description="Lowest topic relevance such a short plan lets in (docs/writing.md)")
     near_duplicate: float = Field(0.85, gt=0, le=1, description="Cosine at which two source sentences say the same")
     max_unit_words: int = Field(45, ge=5, le=200, description="Longer source sentences (or pairs) are not planned")
+    english_only: bool = Field(True, description=(
+        "Leave out of the plan a page in another language (the writer's checks read English only)"))
     use_pool: bool = Field(
         True, description="Also plan from chunks left out only by the per-URL cap or the final top N")
     pool_extra: int = Field(12, ge=0, le=100, description="Most such pool chunks")

@@ -4,15 +4,18 @@ sentence anchored to its page's date, and single-page articles read for mechanic
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from nonseq.text.furniture import clean_inline
+from nonseq.text.language import language
 from nonseq.text.parse import fragment
 from nonseq.text.prose import reject_reason
 from nonseq.text.sentences import split, strip_dateline
 from nonseq.text.when import anchor
 from nonseq.writing.compose import own_words, page_names
-from nonseq.writing.plan import PlanSettings, SourceSentence, Unit, sentence_reason
+from nonseq.writing.plan import PlanSettings, SourceSentence, Unit, build_plan, sentence_reason
 
 
 @pytest.mark.parametrize(("sentence", "published", "said"), [
@@ -152,3 +155,23 @@ def test_a_source_run_into_the_first_word_is_a_dateline_and_a_connective_leaves_
                                 "The Impeachment Clock | National Review", "p", 1.0)])
     said = own_words(unit, 40, page_names(["Time is not on Adam Schiff's side."]))[2]
     assert said == "According to National Review, Schiff seems to have no sense of it."
+
+
+INDONESIAN = ("Para ilmuwan NASA menemukan uap air di permukaan Europa, salah satu bulan Jupiter. Temuan ini "
+              "menunjukkan bahwa bulan itu mungkin memiliki air cair di bawah lapisan esnya. Pengamatan dilakukan "
+              "dengan teleskop Keck di Hawaii selama beberapa malam pada tahun 2016 dan 2017.")
+
+
+def test_a_page_in_another_language_is_left_out_of_the_plan(embed: Any) -> None:
+    """A page in Indonesian was written as an article, unchecked: the parser, stop words and rules read
+    English only. Its sentences now say why they are not planned; with `english_only` off they are read."""
+    from test_writer import EUROPA, make_pack, schema
+
+    pack = make_pack([*EUROPA, INDONESIAN])
+    plan = build_plan(pack, schema(), embed, PlanSettings())
+    foreign = [s for s in plan.sentences if s.url.endswith(f"/{len(EUROPA)}")]
+    assert foreign and all(s.reason.startswith("page in another language (id)") for s in foreign)
+    assert plan.units and all(not s.url.endswith(f"/{len(EUROPA)}") for u in plan.units for s in u.sentences)
+    kept = build_plan(pack, schema(), embed, PlanSettings(english_only=False))
+    assert not any(s.reason.startswith("page in another language") for s in kept.sentences)
+    assert language(" ".join(EUROPA)) == "en" and language("Too short to tell.") == ""

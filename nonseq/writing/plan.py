@@ -70,6 +70,7 @@ class PlanSettings:
     min_sources: int = 3            # the article draws on this many sources when the plan has them
     use_pool: bool = True           # also plan from pool chunks cut only by the per-URL cap/top N
     pool_extra: int = 12            # most such pool chunks
+    english_only: bool = True       # a page in another language is left out (the checks read English only)
 
 
 def plan_settings(cfg: WritingSettings) -> PlanSettings:
@@ -78,7 +79,7 @@ def plan_settings(cfg: WritingSettings) -> PlanSettings:
                         topic_floor=cfg.topic_floor, min_units=cfg.min_units,
                         short_floor=cfg.short_floor, near_duplicate=cfg.near_duplicate,
                         max_unit_words=cfg.max_unit_words, use_pool=cfg.use_pool,
-                        pool_extra=cfg.pool_extra)
+                        pool_extra=cfg.pool_extra, english_only=cfg.english_only)
 
 
 @dataclass
@@ -231,6 +232,19 @@ def sentence_reason(text: str, cfg: PlanSettings, second_person: bool) -> str:
     return reason
 
 
+def foreign_pages(chunks: Sequence[Candidate]) -> dict[str, str]:
+    """The reason each page in a language other than English is left out, by URL (its retrieved text read
+    whole: `text.language`)."""
+    from nonseq.text.language import language
+
+    texts: dict[str, list[str]] = {}
+    for c in chunks:
+        texts.setdefault(c.chunk.url, []).append(c.chunk.text)
+    found = {url: language(" ".join(parts)) for url, parts in texts.items()}
+    return {url: f"page in another language ({lang}): the writer's checks read English only"
+            for url, lang in found.items() if lang and lang != "en"}
+
+
 def source_sentences(chunks: Sequence[Candidate], cfg: PlanSettings,
                      second_person: bool) -> list[SourceSentence]:
     """Every sentence of every chunk, with the filter's reason for those that may not be said.
@@ -242,12 +256,13 @@ def source_sentences(chunks: Sequence[Candidate], cfg: PlanSettings,
     from nonseq.text.parse import fragment, parse_many
 
     out = []
+    foreign = foreign_pages(chunks) if cfg.english_only else {}
     for ci, c in enumerate(chunks):
         score = float(c.scores.get("final", c.score))
         title = " ".join((c.chunk.title or c.chunk.domain or c.chunk.url).split())
         for si, raw in enumerate(split(c.chunk.text)):
             text = clean_inline(strip_dateline(raw))
-            reason = sentence_reason(text, cfg, second_person)
+            reason = foreign.get(c.chunk.url) or sentence_reason(text, cfg, second_person)
             anchored = anchor(text, c.chunk.published) if not reason else text
             if anchored is None:
                 reason = ("relative time, and the page has no date" if page_date(c.chunk.published) is None
