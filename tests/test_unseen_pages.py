@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from nonseq.research.extract import extract
 from nonseq.text.furniture import clean_inline
 from nonseq.text.language import language
 from nonseq.text.parse import fragment
@@ -111,6 +112,8 @@ def test_a_quoted_question_and_its_speaker_are_one_sentence() -> None:
         "She offered her spot.", "“Can I give it to James?” Brooke tearfully asked before apologizing.",
         "Bergeron chimed in."]
     assert split("He paused. “Why not?” The crowd roared.") == ["He paused.", "“Why not?”", "The crowd roared."]
+    assert split("Braun is unhappy, according to a new report by E! News. An insider said so.") == [
+        "Braun is unhappy, according to a new report by E! News.", "An insider said so."]  # was "... by E [2]!"
 
 
 def test_a_dateline_of_a_place_and_a_dash_is_not_said() -> None:
@@ -175,3 +178,27 @@ def test_a_page_in_another_language_is_left_out_of_the_plan(embed: Any) -> None:
     kept = build_plan(pack, schema(), embed, PlanSettings(english_only=False))
     assert not any(s.reason.startswith("page in another language") for s in kept.sentences)
     assert language(" ".join(EUROPA)) == "en" and language("Too short to tell.") == ""
+
+
+def test_words_in_a_marked_span_inside_a_sentence_stay_in_the_extracted_text() -> None:
+    """trafilatura's precision mode drops a class="link" element wherever it stands: a page's "has reported that
+    <span class="link"><a>the NFL will fine Rudolph</a></span> for his role in the fight" was extracted as "has
+    reported that for his role in the fight", a sentence the page never said. A block so marked still goes."""
+    filler = "".join(f"<p>Paragraph {i} of the report says the teams met again on a cold afternoon in the "
+                     f"stadium, and the crowd watched every play with close attention.</p>" for i in range(6))
+    html = (f"<html><head><title>Fight fallout</title></head><body><article><h1>Fight fallout</h1>{filler}"
+            "<p>CBS Sports Insider Jason La Canfora has reported that <span class=\"link\"><a href=\"/x\">the NFL "
+            "will fine Rudolph</a></span> for his role in the fight.</p>"
+            "<p><span class=\"link\"><a href=\"/more\">More fight coverage from our team</a></span></p>"
+            f"{filler}</article></body></html>")
+    text = extract(html, url="http://127.0.0.1/fight").text
+    assert "has reported that the NFL will fine Rudolph for his role in the fight." in text
+    assert "More fight coverage" not in text
+
+
+def test_a_place_and_a_source_run_into_the_first_word_are_a_dateline() -> None:
+    """"According to CNN, Hong Kong (CNN Business)A muddled view ..." opened an article."""
+    assert strip_dateline("Hong Kong (CNN Business)A muddled view of the talks weighs on investors.") == (
+        "A muddled view of the talks weighs on investors.")
+    for kept in ("The firm (Apple) said so.", "Apple (AAPL) rose."):
+        assert strip_dateline(kept) == kept

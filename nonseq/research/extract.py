@@ -115,6 +115,8 @@ def extract_html(
         return None
     if _more_elements_than(tree, FRAGMENT_ELEMENTS):
         return extract_fragments(tree, url)
+    if favor_precision:
+        _keep_inline_words(tree)
     doc = trafilatura.bare_extraction(
         tree, url=url or None, with_metadata=True, include_comments=False,
         include_tables=True, favor_precision=favor_precision, favor_recall=favor_recall,
@@ -127,6 +129,28 @@ def extract_html(
         author=_one_line(doc.author), published=_one_line(doc.date),
         site_name=_one_line(doc.sitename), section=_one_line(", ".join(doc.categories or [])), kind=HTML,
     )
+
+
+#: What trafilatura's precision mode discards wherever it stands (its PRECISION_DISCARD_XPATH): a "link" or
+#: "bottom" class or id, a border style.
+_DISCARDED = re.compile(r"(?:^|\s)(?:link|bottom)(?:\s|$)|^bottom|bottom$")
+
+
+def _keep_inline_words(tree: Any) -> None:
+    """Take the discard marks off a span with words of its paragraph before and after it: its words are part of a
+    sentence ("has reported that <span class="link">the NFL will fine Rudolph</span> for his role" had lost the
+    words and kept the rest), where the mark is meant for a block of links or page-bottom chrome."""
+    for span in tree.xpath("//p//span[@class or @id or @style]"):
+        marks = f"{span.get('class', '')} {span.get('id', '')}".strip()
+        if not (_DISCARDED.search(marks) or "border" in span.get("style", "")):
+            continue
+        paragraph = next(span.iterancestors("p"))
+        text = paragraph.text_content()
+        inner = span.text_content()
+        at = text.find(inner)
+        if inner.strip() and at > 0 and re.search(r"\w", text[:at]) and re.search(r"\w", text[at + len(inner):]):
+            for name in ("class", "id", "style"):
+                span.attrib.pop(name, None)
 
 
 def extract_fragments(tree: Any, url: str = "") -> Document | None:

@@ -78,13 +78,13 @@ _TIME_ZONE = re.compile(r"^(?:ET|EST|EDT|CT|CST|CDT|MT|PT|PST|PDT|GMT|BST|CET|UT
 _MARKER_START = re.compile(r"^\[\d")
 #: A news lead's dateline: `HONOLULU, Hawaii (HawaiiNewsNow) - `, `(Reuters) — `, `WASHINGTON (AP) - `, and a
 #: place list ending in a colon: `Washington, DC, United States: `; a place and a dash: `Indianapolis – `; a source
-#: in brackets run into the first word: `(CNN)President ...`.
+#: in brackets run into the first word: `(CNN)President ...`, `Hong Kong (CNN Business)A muddled view ...`.
 DATELINE = re.compile(
     r"^(?:(?:[A-Z][A-Z.'’ -]*,?\s*)?\([A-Z][\w&.'’ ]{1,40}\)\s*[-—–]+\s*"
     r"|[A-Z][A-Z.'’-]+(?:[ ,]+[A-Z][\w.'’-]+){0,3}\s*(?:\([^)]{1,40}\))?\s*[-—–]+\s+"
     r"|[A-Z][\w.'’-]*(?: [A-Z][\w.'’-]*)*(?:, [A-Z][\w.'’-]*(?: [A-Z][\w.'’-]*)*){1,3}:\s+"
     r"|[A-Z][a-z]+(?: [A-Z][a-z]+)?\s+[—–]\s+"
-    r"|\([A-Z][\w&.'’ ]{1,40}\)(?=[A-Z][a-z])|\([A-Z]{2,8}\)\s+)"
+    r"|(?:[A-Z][\w.'’-]*(?: [A-Z][\w.'’-]*){0,3}\s+)?\([A-Z][\w&.'’ ]{1,40}\)(?=\S)|\([A-Z]{2,8}\)\s+)"
     r"(?=[A-Z\"“])")
 
 
@@ -137,15 +137,20 @@ _SPEAKER = re.compile(r"(?:[A-Z][\w.'’-]*\s+){1,4}(?:\w+ly\s+)?(?:said|says|as
                       r"shouted|replied|exclaimed|wondered|cried|joked|tweeted|continued|explained)\b")
 
 
+#: A name with an exclamation mark in it ("a new report by E! News", "Yahoo! Finance"): no sentence ends there.
+_BANG_NAME = re.compile(r"(?<![\w!])(?:E|Yahoo|Jeopardy)!$")
+
+
 def _joins(piece: str, before: str) -> bool:
     """True when a piece continues the one before (lower case, punctuation, a marker, a time zone, after a
     dot with a space before it: a wire service's code, "across the globe .MIWD00000PUS gained 0.02%"; or the
-    speaker of a question or exclamation quoted before it)."""
+    speaker of a question or exclamation quoted before it, or the rest of a name like "E! News")."""
     body = piece.lstrip()
     after_time = before.rstrip().endswith(("a.m.", "p.m.")) and bool(_TIME_ZONE.match(body))
     return bool(body) and (body[0].islower() or body[0] in ",;:)]}" or bool(_MARKER_START.match(body))
                            or after_time or bool(re.search(r"\s\.$", before.rstrip()))
-                           or bool(_ASKED.search(before) and _SPEAKER.match(body)))
+                           or bool(_ASKED.search(before) and _SPEAKER.match(body))
+                           or bool(_BANG_NAME.search(before.rstrip())))
 
 
 def _spans(flat: str) -> list[tuple[int, int]]:
