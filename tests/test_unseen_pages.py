@@ -16,7 +16,7 @@ from nonseq.text.prose import reject_reason
 from nonseq.text.sentences import split, strip_dateline
 from nonseq.text.when import anchor
 from nonseq.writing.compose import own_words, page_names
-from nonseq.writing.plan import PlanSettings, SourceSentence, Unit, build_plan, sentence_reason
+from nonseq.writing.plan import PlanSettings, SourceSentence, Unit, build_plan, language_reason, sentence_reason
 
 
 @pytest.mark.parametrize(("sentence", "published", "said"), [
@@ -175,6 +175,9 @@ def test_a_page_in_another_language_is_left_out_of_the_plan(embed: Any) -> None:
     foreign = [s for s in plan.sentences if s.url.endswith(f"/{len(EUROPA)}")]
     assert foreign and all(s.reason.startswith("page in another language (id)") for s in foreign)
     assert plan.units and all(not s.url.endswith(f"/{len(EUROPA)}") for u in plan.units for s in u.sentences)
+    alone = build_plan(make_pack([INDONESIAN]), schema(), embed, PlanSettings())
+    assert not alone.units and language_reason(alone) == (
+        "3 source sentence(s) left out: on a page in another language (the checks read English only)")
     kept = build_plan(pack, schema(), embed, PlanSettings(english_only=False))
     assert not any(s.reason.startswith("page in another language") for s in kept.sentences)
     assert language(" ".join(EUROPA)) == "en" and language("Too short to tell.") == ""

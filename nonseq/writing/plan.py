@@ -245,6 +245,12 @@ def foreign_pages(chunks: Sequence[Candidate]) -> dict[str, str]:
             for url, lang in found.items() if lang and lang != "en"}
 
 
+def language_reason(plan: WritePlan) -> str:
+    """Why a draft is short of sentences when the plan left pages in another language out ("" when it did not)."""
+    n = sum(count for reason, count in plan.reasons().items() if reason.startswith("page in another language"))
+    return f"{n} source sentence(s) left out: on a page in another language (the checks read English only)" if n else ""
+
+
 def source_sentences(chunks: Sequence[Candidate], cfg: PlanSettings,
                      second_person: bool) -> list[SourceSentence]:
     """Every sentence of every chunk, with the filter's reason for those that may not be said.

@@ -24,7 +24,7 @@ from nonseq.writing.compose import (
     records_markdown,
     review,
 )
-from nonseq.writing.plan import WritePlan, build_plan, plan_settings
+from nonseq.writing.plan import WritePlan, build_plan, language_reason, plan_settings
 
 if TYPE_CHECKING:
     from nonseq.events import Progress
@@ -136,5 +136,7 @@ def write_planned(ws: Workspace, pack: ContextPack, llm: LLM, *, support: Suppor
               for u in plan.units for s in u.sentences if s.page and s.text != s.page]
     grounding = check_grounding(body, facts, tokenize=ws.sparse.tokenize, embed=ws.embedder.embed)
     quality = assess(grounding.text, grounding, instructions(), cfg, counts(records))
+    if quality.draft and (foreign := language_reason(plan)):
+        quality.reasons.append(foreign)
     return Written(plan, records, grounding.text, grounding, quality, facts,
                    time.perf_counter() - started, time.process_time() - cpu, pages)
