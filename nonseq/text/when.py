@@ -204,12 +204,6 @@ def _not_dates(sentence: str) -> set[int]:
     return out
 
 
-def _kept(m: re.Match[str], kept: set[int], shift: int) -> bool:
-    """True when a weekday match (in the edited text, `shift` characters after where it stood) is no date."""
-    start = m.start(1) if m[1] else m.start(2)
-    return start in kept or start - shift in kept
-
-
 def _day_after(weekdays: list[re.Match[str]], day: date) -> bool:
     """True when a bare weekday said with a past verb is the day after the page's date ("were mixed in early
     trading Tuesday" on a Monday's page): six days back, or the next day where the page was dated in another
@@ -397,8 +391,8 @@ def anchor(sentence: str, published: str) -> str | None:
     text = _IN_MONTH.sub(lambda m: f"{m[1]} {day.year + {'this': 0, 'last': -1, 'next': 1}[m[2].lower()]}", text)
     text = _YEAR.sub(lambda m: _year(m, day), text)
     text = _MONTH.sub(lambda m: _month(m, day), text)
-    shift = len(text) - len(sentence)  # the edits before this one only lengthen what precedes a weekday
-    text = _DAY.sub(lambda m: m[0] if _kept(m, kept, shift) else _day(m, day, future), text)
+    here = _not_dates(text)  # read again: the edits above moved what follows them
+    text = _DAY.sub(lambda m: m[0] if (m.start(1) if m[1] else m.start(2)) in here else _day(m, day, future), text)
     if _YTD_OF.search(text):
         return None
     text = _YTD.sub(f"from 1 January to {_long(day)}", text)

@@ -232,6 +232,10 @@ def sentence_reason(text: str, cfg: PlanSettings, second_person: bool) -> str:
     return reason
 
 
+#: Why a page in another language is left out.
+FOREIGN = "page in another language"
+
+
 def foreign_pages(chunks: Sequence[Candidate]) -> dict[str, str]:
     """The reason each page in a language other than English is left out, by URL (its retrieved text read
     whole: `text.language`)."""
@@ -241,14 +245,14 @@ def foreign_pages(chunks: Sequence[Candidate]) -> dict[str, str]:
     for c in chunks:
         texts.setdefault(c.chunk.url, []).append(c.chunk.text)
     found = {url: language(" ".join(parts)) for url, parts in texts.items()}
-    return {url: f"page in another language ({lang}): the writer's checks read English only"
+    return {url: f"{FOREIGN} ({lang}): the writer's checks read English only"
             for url, lang in found.items() if lang and lang != "en"}
 
 
 def language_reason(plan: WritePlan) -> str:
     """Why a draft is short of sentences when the plan left pages in another language out ("" when it did not)."""
-    n = sum(count for reason, count in plan.reasons().items() if reason.startswith("page in another language"))
-    return f"{n} source sentence(s) left out: on a page in another language (the checks read English only)" if n else ""
+    n = sum(count for reason, count in plan.reasons().items() if reason.startswith(FOREIGN))
+    return f"{n} source sentence(s) left out: on a {FOREIGN} (the checks read English only)" if n else ""
 
 
 def source_sentences(chunks: Sequence[Candidate], cfg: PlanSettings,
