@@ -9,11 +9,13 @@ from typing import Any
 import pytest
 
 from nonseq.research.extract import extract
-from nonseq.text.furniture import clean_inline
+from nonseq.text.furniture import clean_inline, furniture_reason
 from nonseq.text.language import language
+from nonseq.text.leaning import leaning_reason
 from nonseq.text.parse import fragment
 from nonseq.text.prose import reject_reason
 from nonseq.text.sentences import split, strip_dateline
+from nonseq.text.voice import according_to, unframed
 from nonseq.text.when import anchor
 from nonseq.writing.compose import own_words, page_names
 from nonseq.writing.plan import PlanSettings, SourceSentence, Unit, build_plan, language_reason, sentence_reason
@@ -205,3 +207,106 @@ def test_a_place_and_a_source_run_into_the_first_word_are_a_dateline() -> None:
         "A muddled view of the talks weighs on investors.")
     for kept in ("The firm (Apple) said so.", "Apple (AAPL) rose."):
         assert strip_dateline(kept) == kept
+
+
+def test_a_place_in_capitals_and_a_colon_is_a_dateline_and_a_label_is_not() -> None:
+    """"NEW DELHI: Their American dream shattered ..." reached a multi-page article with its dateline."""
+    assert strip_dateline("NEW DELHI: Nearly 150 Indians returned home.") == "Nearly 150 Indians returned home."
+    assert strip_dateline("BEIJING: China said no.") == "China said no."
+    for kept in ("DEAR ABBY: My husband left.", "READ MORE: Hong Kong protests: students under siege",
+                 "SOURCE: Al Jazeera News", "NASA: The probe flew."):
+        assert strip_dateline(kept) == kept
+
+
+def test_sentences_run_together_with_no_space_are_two_and_a_clock_time_runs_on_into_its_day() -> None:
+    """"... as a chief physician.Police arrested a 57-year-old man" was said as one sentence, and "at 10 a.m."
+    cut "Friday, Dec. 6." off into a sentence of its own."""
+    assert split("He worked as a chief physician.Police arrested a 57-year-old man.") == [
+        "He worked as a chief physician.", "Police arrested a 57-year-old man."]
+    assert split("Write to Dear Abby at www.DearAbby.com or P.O. Box 69440.") == [
+        "Write to Dear Abby at www.DearAbby.com or P.O. Box 69440."]
+    assert split("Tickets go on sale at 10 a.m. Friday, Dec. 6. No checks were made from 10:30 p.m. Aug. 9 "
+                 "to dawn. It ended at 10 p.m. Authorities said so.") == [
+        "Tickets go on sale at 10 a.m. Friday, Dec. 6.", "No checks were made from 10:30 p.m. Aug. 9 to dawn.",
+        "It ended at 10 p.m.", "Authorities said so."]
+    assert split("Lawan raised a motion on the deaths of Rt. Hon. B. U. Nzeribe and Hon. Funke Adedoyin. "
+                 "Amb. Gordon Sondland spoke.") == [
+        "Lawan raised a motion on the deaths of Rt. Hon. B. U. Nzeribe and Hon. Funke Adedoyin.",
+        "Amb. Gordon Sondland spoke."]  # a title before a name is no sentence end ("... Representatives Rt [1].")
+
+
+@pytest.mark.parametrize(("sentence", "reason"), [
+    ("Four teams from there will join the field of 20.", 'place word "there"'),
+    ("In fact, Nissan still believes in sedans for their practicality.", 'connective "In fact"'),
+    ("The next year, the Taliban released two videos.",
+     'time counted from an event the sentence does not name ("the next year")'),
+    ("Sales will rise over the next year.", None),  # counted from the page's date (`text.when`)
+    ("Plus, other research suggests that exercise can decrease stress.", 'connective "Plus"'),
+    ("So, a little context is important.", 'connective "So"'),
+    ("Even the steering wheel has had an upgrade.", 'additive "even"'),
+    ("Even a small bit of dust could disable a key.", None),  # "even" at one end of a scale, no other thing
+    ("In addition to its order of 30 Boeing jets, it announced an order of 50 Airbus jets.",
+     'pronoun "its" with nothing in the sentence it stands for'),
+    # a "there" that says a place the sentence names, that says something exists, or an idiom
+    ("The team flew to Antarctica and camped there for a month.", None),
+    ("There are three scripts still in contention.", None),
+    ("The chance is there for lower-tier candidates.", None),
+    ("Work hard and you will get there.", None),
+    ("In addition to the jets, Emirates said it would buy engines.", None),
+])
+def test_a_sentence_leaning_on_a_place_a_connective_or_an_idioms_noun_is_found(sentence: str,
+                                                                                 reason: str | None) -> None:
+    """Three multi-page dev articles held "Four teams from there ...", "In fact, Nissan ..." and "In addition
+    to its order ..., it announced ..." after sentences of other pages."""
+    assert leaning_reason(sentence) == reason
+
+
+def test_a_frame_goes_after_a_heading_the_sentence_opens_on() -> None:
+    """A hockey round-up's "Blues 3, Lightning 1: ..." had become "As of 20 November 2019, blues 3, Lightning 1:"."""
+    said = anchor("Blues 3, Lightning 1: Oskar Sundqvist scored, after a Stanley Cup title last season.", "2019-11-20")
+    assert said == ("Blues 3, Lightning 1: As of 20 November 2019, Oskar Sundqvist scored, after a Stanley Cup "
+                    "title last season.")
+    assert according_to("Jets 2, Predators 1: Patrik Laine scored the best goal of the year.", "AP") == (
+        "Jets 2, Predators 1: According to AP, Patrik Laine scored the best goal of the year.")
+    assert unframed("Jets 2, Predators 1: According to AP, Patrik Laine scored.") == (
+        "Jets 2, Predators 1: Patrik Laine scored.")  # what the checks read
+    assert according_to("Star Wars Jedi: Fallen Order is a game of many things.", "VG247") == (
+        "According to VG247, Star Wars Jedi: Fallen Order is a game of many things.")  # a title's colon
+    assert according_to("Thunder: Hamidou Diallo missed his third straight game.", "AP") == (
+        "According to AP, Thunder: Hamidou Diallo missed his third straight game.")  # a label keeps its capital
+    assert according_to("Zabihullah Mujahid said: “The Americans wanted it.”", "AP") == (
+        "According to AP, Zabihullah Mujahid said: “The Americans wanted it.”")
+
+
+def test_a_day_said_twice_is_said_once_by_its_written_date() -> None:
+    """"Today (Nov. 18), NASA announced ..." had become "On 18 November 2019 (Nov. 18, 2019), NASA ..."."""
+    assert anchor("Today (Nov. 18), NASA announced the selection of SpaceX.", "2019-11-19") == (
+        "On 18 November 2019, NASA announced the selection of SpaceX.")
+    assert anchor("The band played Monday night (Nov. 18) at the Ryman Auditorium.", "2019-11-19") == (
+        "The band played on 18 November 2019 at the Ryman Auditorium.")
+    assert anchor("The consoles launch Tuesday (November 19) in 14 countries.", "2019-11-18") == (
+        "The consoles launch on 19 November 2019 in 14 countries.")  # dated, though "launch" has no tense
+    assert anchor("It aired Tuesday (Dec. 31).", "2020-01-02") == "It aired on 31 December 2019."
+    assert anchor("It aired Tuesday (Dec. 31).", "") is None  # no page date, no year
+
+
+def test_a_sites_disclaimer_is_furniture_and_a_space_before_a_possessive_goes() -> None:
+    """A markets page's "Disclaimer: The views ... are their own ..." and a deals page's "BGR may receive a
+    commission on orders placed through this article." were sayable; "the Senate ’s session" kept its space."""
+    for furniture in ("Disclaimer: The views and tips expressed by experts on the site are their own.",
+                      "The site advises users to check with certified experts before investing.",
+                      "The views expressed in this column do not necessarily reflect those of CNN.",
+                      "BGR may receive a commission on orders placed through this article.",
+                      "This post contains affiliate links."):
+        assert furniture_reason(furniture), furniture
+    for said in ("Experts' views of the economy differ.", "Sellers earn a commission on each sale."):
+        assert not furniture_reason(said), said
+    assert clean_inline("The details of the Senate ’s session were shared.") == (
+        "The details of the Senate’s session were shared.")
+
+
+def test_a_place_a_state_and_a_dash_are_a_dateline() -> None:
+    """A press release opened "New York, NY – With content engagement migrating ..."."""
+    assert strip_dateline("New York, NY – With engagement migrating, the firm grew.") == (
+        "With engagement migrating, the firm grew.")
+    assert strip_dateline("Sacramento, Calif. — The state sued.") == "The state sued."

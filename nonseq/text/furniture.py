@@ -44,7 +44,8 @@ _HTML_LINK = re.compile(r"</?a\b[^>]*>", re.I)
 URL_RE = re.compile(r"(?:\b(?:https?|ftp)://|\bwww\.[\w-]+\.|\b[\w-]+\.(?:com|org|net|io|gov|edu|co\.uk)/)"
                     r"\S*?(?=[.,;:!?)\]\"'”’]*(?:\s|$))", re.I)
 
-#: Whole sentences that are a wiki's or docs site's furniture.
+#: Whole sentences that are a wiki's or docs site's furniture, or a site's disclaimer ("The views expressed ...
+#: are their own", "... may receive a commission on orders placed through this article").
 _FURNITURE = re.compile(
     r"^\W*(?:main articles?|see also|further information|further reading|external links|"
     r"for (?:other uses|more (?:details|information)), see|this (?:article|section) (?:is about|needs|"
@@ -59,7 +60,11 @@ _FURNITURE = re.compile(
     r"|\bmade with material for mkdocs\b|\bpowered by (?:mediawiki|read the docs|gitbook|docusaurus)\b"
     r"|\bcreative commons attribution-sharealike\b|\bedit on github\b|\bimprove this (?:page|article)\b"
     r"|\bwikimedia foundation\b|\bisbn(?:-1[03])?[: ]+[\dx-]{10,}"
-    r"|[»›]\s*\w[^.!?]*[»›]",
+    r"|[»›]\s*\w[^.!?]*[»›]"
+    r"|^\W*(?:disclaimer|disclosure)\s*:|\bthe views (?:and [\w ]{1,30} )?expressed\b[^.]*\b(?:are (?:their|his|her|"
+    r"the \w+'?s?) own|do not (?:necessarily )?reflect)\b|\badvises (?:users|readers|visitors)\b"
+    r"|\b(?:may|might|could) (?:receive|earn|get) (?:a )?(?:small )?(?:share of sales|commission|compensation|"
+    r"affiliate)\b|\baffiliate links?\b",
     re.I)
 
 
@@ -77,7 +82,7 @@ _ASIDE = re.compile(r"^\(([^()]+[.!?][\"”’]?)\)$")
 
 def clean_inline(sentence: str) -> str:
     """A source sentence without wiki/docs markers inside it; links become their text, images go; so do a
-    wire service's instrument codes and a hashtag's sign."""
+    wire service's instrument codes, a hashtag's sign and a space before a possessive's "’s"."""
     text = _CODES.sub("", _IMAGE.sub("", sentence))
     text = _MD_LINK.sub(r"\1", text)
     text = _REF_LINK.sub(r"\1", text)
@@ -87,6 +92,7 @@ def clean_inline(sentence: str) -> str:
     text = _BOX_LABEL.sub("", text)
     text = _ANCHORS.sub("", text)
     text = re.sub(r"\s+([.,;:!?])(?=\s|$|[\"”’)])", r"\1", text)
+    text = re.sub(r"(?<=\w) ([’']s)\b", r"\1", text)  # "the Senate ’s session": a space the markup put in
     text = _FOOTNOTE_STAR.sub("", " ".join(text.split()))
     return _ASIDE.sub(r"\1", text)
 
@@ -94,7 +100,7 @@ def clean_inline(sentence: str) -> str:
 def furniture_reason(sentence: str) -> str:
     """Why a sentence is page furniture or holds a link ("" when it is neither)."""
     if _FURNITURE.search(sentence):
-        return "page furniture (wiki or docs navigation, archive or retrieval note)"
+        return "page furniture (wiki or docs navigation, archive or retrieval note, disclaimer)"
     if URL_RE.search(sentence) or _MD_LINK.search(sentence) or _AUTOLINK.search(sentence):
         return "holds a URL or link"
     if _BRACKET_NOTE.search(sentence):

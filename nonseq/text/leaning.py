@@ -4,7 +4,7 @@
 finds, or returns None:
 - it opens with a word of issue 47's list (It, Its, They, ..., And, But, Also, However:
   `text.prose.leans_back`, kept as it is);
-- a connective adverb inside it ("The passage of time, however, ...", "therefore");
+- a connective adverb inside it ("The passage of time, however, ...", "therefore") or opening it ("In fact, ...");
 - a quotation with no speaker, one whose speaker is a pronoun (`"...," he said.`), or part of a
   quotation whose speaker is in another sentence;
 - a personal pronoun (he, she, it, they, him, her, them, his, its, their) with no noun before it in
@@ -15,14 +15,16 @@ finds, or returns None:
 - a demonstrative (this, these, that, those) as a determiner or a pronoun ("these cytokines",
   "this approach", "that year"), but not "that" joining a clause, not "those who ...", "that of
   ...", and not "this year" or "this week", which `text.when` anchors to the page's date;
-- an additive focus adverb ("also", "too", "as well", "either"), but not "also known as", "not only
-  ... but also", nor one on a verb joined to another in the same sentence;
+- an additive focus adverb ("also", "too", "as well", "either", an opening "Even the ..."), but not "also
+  known as", "not only ... but also", nor one on a verb joined to another in the same sentence;
 - "another", "others", "the other" (or "Other ..." first), "the same", "such" with nothing in the
   sentence they compare with;
 - "both" for a pair the sentence does not name ("denied both allegations", "Both were arrested");
-- time counted from an event the sentence does not name ("A half-century later", "the following year");
+- time counted from an event the sentence does not name ("A half-century later", "the following year",
+  "the next year" on a past verb);
 - an opening that repeats a predicate said before ("So is coal power.", "Nor has Beijing ...");
-- a phrase that points at another part of its page ("the strategies above", "as mentioned earlier").
+- a phrase that points at another part of its page ("the strategies above", "as mentioned earlier");
+- "there" for a place the sentence does not name ("Four teams from there ...").
 
 Given `page` (the sentences of its source page) and `said` (what the article says before it, the
 headline included): a person named by surname only ("Hyatt said", "Mr. Hyatt") whose full name
@@ -56,7 +58,10 @@ OPENING_CONNECTIVES = ("afterward", "afterwards", "then", "eventually", "still",
                        "until then", "even then", "at the time", "at that point", "at the same time",
                        "in the meantime", "in response", "in other words", "to that end", "as such", "that said",
                        "after all", "above all", "in short", "in sum", "in summary", "in conclusion", "to sum up",
-                       "all in all", "overall")
+                       "all in all", "overall", "in fact", "in particular", "what's more", "what’s more", "again",
+                       "once again", "in any case", "either way", "in that case", "if so", "if not",
+                       "for its part", "for their part", "for his part", "for her part", "so", "plus",
+                       "yes", "no", "now", "well", "sure", "alas")
 _OPENING = re.compile(r"^\W*(" + "|".join(sorted(OPENING_CONNECTIVES, key=len, reverse=True)).replace(" ", r"\s+")
                       + r")(?:\s*,|(?<=then)\s+(?=[a-z]))|,\s*(then)\s*,"
                       r"|^\W*((?:by|in|for|as an?)\b[^,]{0,30}\bcomparison)\s*,", re.I)  # "As a rough comparison,"
@@ -176,13 +181,25 @@ def _expletive(t: Any) -> bool:
             and any(c.dep_ in ("ccomp", "xcomp", "csubj", "relcl") and c.i > t.i for c in near))
 
 
+#: Nouns of prepositional idioms ("in addition to", "in spite of", "on behalf of"), which nothing stands for.
+_IDIOM_NOUNS = frozenset(("addition", "spite", "front", "behalf", "terms", "case", "lieu", "light", "view", "place",
+                          "favor", "favour", "charge", "search", "response", "line", "comparison", "contrast"))
+
+
+def _in_idiom(noun: Any) -> bool:
+    """True for the noun of a prepositional idiom ("In addition to its order ...": "addition")."""
+    doc = noun.doc
+    return (noun.lower_ in _IDIOM_NOUNS and 0 < noun.i < len(doc) - 1
+            and doc[noun.i - 1].lower_ in ("in", "on", "by") and doc[noun.i + 1].lower_ in ("to", "of", "with"))
+
+
 def _referent(t: Any, doc: Any) -> bool:
     """True when the sentence holds what a pronoun stands for (see the module's notes)."""
     word = t.lower_
     said: set[int] = set()  # "SNC will start in 2022, he said": what is said names no speaker
     if t.dep_ == "nsubj" and t.head.lemma_.lower() in SPEECH_VERBS:
         said = {x.i for c in t.head.children if c.dep_ in ("ccomp", "parataxis") for x in c.subtree}
-    if any(_agrees(word, n) for n in doc[:t.i] if n.i not in said):
+    if any(_agrees(word, n) for n in doc[:t.i] if n.i not in said and not _in_idiom(n)):
         return True
     root = next((x for x in doc if x.dep_ == "ROOT"), None)
     if root is None:
@@ -246,6 +263,9 @@ def _additive(doc: Any) -> str:
             return 'additive "as well"'
         elif word == "either" and t.dep_ == "advmod" and " or " not in text[t.idx:]:
             return 'additive "either"'
+        elif (word == "even" and t.i == 0 and after is not None and after.pos_ in ("DET", "PROPN", "NOUN", "PRON")
+              and after.lower_ not in ("though", "if", "so", "as", "that", "this", "a", "an")):
+            return 'additive "even"'  # "Even the steering wheel has had an upgrade": as other things had
         elif (word in ("further", "additional") and t.i and doc[t.i - 1].lower_ in ("a", "an")
               and t.head.pos_ in ("NOUN", "PROPN", "NUM")):  # "A further 17 manufacturers", "an additional fee"
             return f'additive "{doc[t.i - 1].text} {t.text}"'
@@ -294,15 +314,19 @@ def _both(doc: Any) -> str:
 
 
 def _counted(doc: Any) -> str:
-    """Time counted from an event the sentence does not name ("A half-century later", "the following year")."""
+    """Time counted from an event the sentence does not name ("A half-century later", "the following year",
+    "the next day" on a past verb)."""
     for t in doc:
         word = t.lower_
         if word in ("later", "earlier", "afterwards", "afterward", "before", "after") and t.pos_ == "ADV":
             span = next((c for c in t.children if c.dep_ == "npadvmod"), None)
             if span is not None and t.head.dep_ == "ROOT":  # not "X in May, and Y two months later"
                 return f'time counted from an event the sentence does not name ("{doc[span.left_edge.i:t.i + 1]}")'
-        if (word in ("following", "previous", "preceding") and t.i and doc[t.i - 1].lower_ == "the"
-                and t.head.lemma_.lower() in TIME_NOUNS):
+        past = any(x.dep_ == "ROOT" and (x.tag_ == "VBD" or any(a.tag_ == "VBD" for a in x.children
+                                                                  if a.dep_ in ("aux", "auxpass")))
+                   for x in doc)  # "The next day, police found ...", "... was freed the next day"
+        if (t.i and doc[t.i - 1].lower_ == "the" and t.head.lemma_.lower() in TIME_NOUNS
+                and (word in ("following", "previous", "preceding") or (word == "next" and past))):
             return f'time counted from an event the sentence does not name ("the {t.text} {t.head.text}")'
         after = doc[t.i + 1].lower_ if t.i + 1 < len(doc) else ""
         if (word in ("soon", "shortly") and t.dep_ == "advmod" and t.head.tag_ in ("VBD", "VBN")
@@ -335,8 +359,29 @@ def _page_deixis(doc: Any) -> str:
     return f'points at another part of its page ("{m.group()}")' if m else ""
 
 
+#: Prepositions whose object names a place a later "there" can stand for ("moved to Paris and lived there").
+_PLACE_PREPOSITIONS = frozenset(("in", "at", "to", "into", "from", "near", "inside", "across"))
+
+
+def _there(doc: Any) -> str:
+    """"there" for a place ("Four teams from there ...", "went there"), not the "there" of "there is" or "get
+    there", with no place before it in the sentence (a name, an object, or the object of "in", "to" ...) that it
+    could stand for."""
+    quotes = _spans(doc)
+    for t in doc:
+        if t.lower_ != "there" or t.dep_ == "expl" or _inside(t, quotes):
+            continue
+        before = doc[t.i - 1].lower_ if t.i else ""
+        if before in ("out", "over") or any(w.lower_ == "here" for w in doc) or t.head.lemma_ in ("get", "be"):
+            continue  # "the best deal out there", "here and there", "we'll get there", "the chance is there"
+        if not any(w.pos_ == "PROPN" or (w.dep_ == "pobj" and w.head.lower_ in _PLACE_PREPOSITIONS)
+                   or (w.dep_ == "dobj" and w.pos_ == "NOUN") for w in doc[:t.i]):
+            return 'place word "there"'
+    return ""
+
+
 CHECKS: tuple[Callable[[Any], str], ...] = (_connective, _quotation, _pronoun, _demonstrative, _additive,
-                                            _other, _both, _counted, _elliptical, _page_deixis)
+                                            _other, _both, _counted, _elliptical, _page_deixis, _there)
 
 
 def definite_subject(sentence: str) -> str:

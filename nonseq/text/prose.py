@@ -167,6 +167,19 @@ LEANS_BACK = re.compile(r"^\W*(?:it|its|they|their|them|this|these|that|those|he
                         r"however)\b", re.I)
 
 
+#: A result line run into its sentence ("Senators 4, Red Wings 3: Anthony Duclair had two goals ..."): a frame of
+#: the article's goes after it. Only a line with scores: a title may hold a colon too ("Star Wars Jedi: Fallen
+#: Order is ...").
+_TEAM = r"[A-Z][\w.'’&-]*(?: [A-Z][\w.'’&-]*){0,3}"
+_HEADING_LABEL = re.compile(rf"^{_TEAM} \d+, {_TEAM} \d+(?: \((?:\d*OT|SO)\))?: (?=[A-Z\"“])")
+
+
+def heading_label(sentence: str) -> str:
+    """The result line a sentence opens on ("Blues 3, Lightning 1: "), "" when it opens on none."""
+    m = _HEADING_LABEL.match(sentence)
+    return m.group() if m else ""
+
+
 def leans_back(sentence: str) -> bool:
     """True when a sentence opens with a word that leans on the sentence before it ("It ...", "But ...")."""
     return bool(LEANS_BACK.match(sentence))

@@ -74,16 +74,24 @@ def _segments(mask: str) -> list[tuple[int, int]]:
             if m.group().strip()]
 
 
-_TIME_ZONE = re.compile(r"^(?:ET|EST|EDT|CT|CST|CDT|MT|PT|PST|PDT|GMT|BST|CET|UTC)\b")
+#: What a clock time's "a.m."/"p.m." runs on into: a time zone, a day or a date ("at 10 a.m. Friday, Dec. 6",
+#: "from 10:30 p.m. Aug. 9 to ...").
+_CLOCK_RUNS_ON = re.compile(r"^(?:ET|EST|EDT|CT|CST|CDT|MT|PT|PST|PDT|GMT|BST|CET|UTC)\b"
+                        r"|^(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day\b"
+                        r"|^(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)[a-z]*\.? \d")
 _MARKER_START = re.compile(r"^\[\d")
 #: A news lead's dateline: `HONOLULU, Hawaii (HawaiiNewsNow) - `, `(Reuters) — `, `WASHINGTON (AP) - `, and a
-#: place list ending in a colon: `Washington, DC, United States: `; a place and a dash: `Indianapolis – `; a source
-#: in brackets run into the first word: `(CNN)President ...`, `Hong Kong (CNN Business)A muddled view ...`.
+#: place list ending in a colon: `Washington, DC, United States: `; a place and a dash: `Indianapolis – `,
+#: `New York, NY – `; a source in brackets run into the first word: `(CNN)President ...`, `Hong Kong (CNN
+#: Business)A muddled view ...`; a place in capitals and a colon: `NEW DELHI: ` (five letters or more; not a
+#: label such as `DEAR ABBY: `, `READ MORE: `).
 DATELINE = re.compile(
     r"^(?:(?:[A-Z][A-Z.'’ -]*,?\s*)?\([A-Z][\w&.'’ ]{1,40}\)\s*[-—–]+\s*"
+    r"|(?!(?:DEAR|SEE|READ|MORE|SOURCES?|WATCH|RELATED|PHOTOS?|VIDEOS?|NOTE|UPDATED?|EDITOR'?S?)\b)"
+    r"(?=[A-Z -]{5,}:)[A-Z]{2,}(?:[ -][A-Z]{2,}){0,2}:\s+"
     r"|[A-Z][A-Z.'’-]+(?:[ ,]+[A-Z][\w.'’-]+){0,3}\s*(?:\([^)]{1,40}\))?\s*[-—–]+\s+"
     r"|[A-Z][\w.'’-]*(?: [A-Z][\w.'’-]*)*(?:, [A-Z][\w.'’-]*(?: [A-Z][\w.'’-]*)*){1,3}:\s+"
-    r"|[A-Z][a-z]+(?: [A-Z][a-z]+)?\s+[—–]\s+"
+    r"|[A-Z][a-z]+(?: [A-Z][a-z]+)?(?:, (?:[A-Z]{2}|[A-Z][a-z]{2,5}\.))?\s+[—–]\s+"
     r"|(?:[A-Z][\w.'’-]*(?: [A-Z][\w.'’-]*){0,3}\s+)?\([A-Z][\w&.'’ ]{1,40}\)(?=\S)|\([A-Z]{2,8}\)\s+)"
     r"(?=[A-Z\"“])")
 
@@ -120,13 +128,28 @@ def bounded_pieces(line: str, size: int = PIECE_CHARS) -> list[str]:
     return out
 
 
+#: Two sentences a page's markup ran together with no space ("... as a chief physician.Police arrested ..."):
+#: a lower-case word of two letters or more, its end mark, and a capitalised word; not inside an address
+#: ("www.DearAbby.com").
+_GLUED = re.compile(r"(?<=[a-z]{2}[.!?])(?=[A-Z][a-z]+\b)")
+_ADDRESS = re.compile(r"\S*(?:www\.|://|@)\S*")
+
+
+def unglued(piece: str) -> list[str]:
+    """A piece cut where two sentences were run together with no space (the pieces join to the piece)."""
+    addresses = [m.span() for m in _ADDRESS.finditer(piece)]
+    cuts = [m.start() for m in _GLUED.finditer(piece) if not any(a < m.start() < b for a, b in addresses)]
+    return [piece[a:b] for a, b in zip([0, *cuts], [*cuts, len(piece)], strict=True)]
+
+
 @lru_cache(maxsize=8192)
 def _pieces(line: str) -> tuple[str, ...]:
-    """pysbd's sentences of one line of text, long lines cut into bounded pieces first (cached: sources
-    are split again and again)."""
+    """pysbd's sentences of one line of text, long lines cut into bounded pieces first, and sentences run
+    together with no space cut apart (cached: sources are split again and again)."""
     segment = _segmenter().segment
-    return tuple(sentence for piece in bounded_pieces(line)
-                 for sentence in (segment(piece) if _ENDS.search(piece) else (piece,)))
+    return tuple(part for piece in bounded_pieces(line)
+                 for sentence in (segment(piece) if _ENDS.search(piece) else (piece,))
+                 for part in unglued(sentence))
 
 
 #: A quotation ending in a question or an exclamation, and its speaker after it: one sentence ("“Can I give
@@ -137,6 +160,10 @@ _SPEAKER = re.compile(r"(?:[A-Z][\w.'’-]*\s+){1,4}(?:\w+ly\s+)?(?:said|says|as
                       r"shouted|replied|exclaimed|wondered|cried|joked|tweeted|continued|explained)\b")
 
 
+#: A title before a name that pysbd takes for a sentence end ("the Rt. Hon. Boris Johnson", "Amb. Gordon Sondland").
+_TITLE_END = re.compile(r"(?<![\w.])(?:Rt|Hon|Amb|Atty|Insp|Msgr|Fr|Pres)\.$")
+
+
 #: A name with an exclamation mark in it ("a new report by E! News", "Yahoo! Finance"): no sentence ends there.
 _BANG_NAME = re.compile(r"(?<![\w!])(?:E|Yahoo|Jeopardy)!$")
 
@@ -144,13 +171,15 @@ _BANG_NAME = re.compile(r"(?<![\w!])(?:E|Yahoo|Jeopardy)!$")
 def _joins(piece: str, before: str) -> bool:
     """True when a piece continues the one before (lower case, punctuation, a marker, a time zone, after a
     dot with a space before it: a wire service's code, "across the globe .MIWD00000PUS gained 0.02%"; or the
-    speaker of a question or exclamation quoted before it, or the rest of a name like "E! News")."""
+    speaker of a question or exclamation quoted before it, the rest of a name like "E! News", or a name after
+    a title such as "Rt. Hon.")."""
     body = piece.lstrip()
-    after_time = before.rstrip().endswith(("a.m.", "p.m.")) and bool(_TIME_ZONE.match(body))
+    after_time = before.rstrip().endswith(("a.m.", "p.m.")) and bool(_CLOCK_RUNS_ON.match(body))
     return bool(body) and (body[0].islower() or body[0] in ",;:)]}" or bool(_MARKER_START.match(body))
                            or after_time or bool(re.search(r"\s\.$", before.rstrip()))
                            or bool(_ASKED.search(before) and _SPEAKER.match(body))
-                           or bool(_BANG_NAME.search(before.rstrip())))
+                           or bool(_BANG_NAME.search(before.rstrip()))
+                           or bool(_TITLE_END.search(before.rstrip()) and body[:1].isupper()))
 
 
 def _spans(flat: str) -> list[tuple[int, int]]:

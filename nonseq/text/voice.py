@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-from nonseq.text.prose import QUOTATION, unquoted
+from nonseq.text.prose import QUOTATION, heading_label, unquoted
 from nonseq.text.sentences import strip_dateline
 from nonseq.text.words import tokens
 
@@ -266,12 +266,17 @@ def without_connective(sentence: str) -> str:
 
 
 def _framed(sentence: str, frame: str, keep_case: bool | None) -> str:
-    """The sentence after a frame of the article's, its first word in lower case unless it is a name."""
+    """The sentence after a frame of the article's, its first word in lower case unless it is a name; a
+    heading it opens on ("Blues 3, Lightning 1: ") stays before the frame."""
+    label = heading_label(sentence)
+    if label:
+        return label + _framed(sentence[len(label):], frame, keep_case)
     body = without_connective(sentence)
     first = body.split(" ", 1)[0]
     lower = first[:1].lower() + first[1:]
     if keep_case is None:
-        keep_case = first.isupper() or first == "I" or (first[:1].isupper() and not _common(lower))
+        keep_case = (first.isupper() or first == "I" or first.endswith(":")  # "Thunder: F Hamidou Diallo ..."
+                     or (first[:1].isupper() and not _common(lower)))
     body = body if keep_case else lower + body[len(first):]
     return frame + body
 
@@ -281,7 +286,11 @@ _FRAME = re.compile(r"^(?:According to (?:“[^”]*”|\"[^\"]*\"|[^,“\"]+), 
 
 def unframed(sentence: str) -> str:
     """The sentence without an "According to ..., " or "... advises: " frame of the article's (`according_to`,
-    `advises`), its first letter a capital again: what the source said, for the checks that read it."""
+    `advises`), its first letter a capital again: what the source said, for the checks that read it; a
+    heading before the frame stays ("Blues 3, Lightning 1: According to AP, Oskar ..." -> "Blues 3, ...: Oskar")."""
+    label = heading_label(sentence)
+    if label:
+        return label + unframed(sentence[len(label):])
     m = _FRAME.match(sentence)
     if not m:
         return sentence

@@ -29,7 +29,7 @@ import re
 from datetime import date, timedelta
 from typing import Any
 
-from nonseq.text.prose import QUOTATION
+from nonseq.text.prose import QUOTATION, heading_label
 
 DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
@@ -341,6 +341,9 @@ def _as_of(sentence: str, day: date) -> str:
     """The sentence said as of the page's date, its words for the present taken out ("16 currently" ->
     "As of 20 November 2019, ... 16"); a word tying it to the sentence before stays first; a sentence that
     already names a day ("ruled on 19 November 2019 that ... now") only loses the words."""
+    label = heading_label(sentence)  # "Blues 3, Lightning 1: " stays first
+    if label:
+        return label + _as_of(sentence[len(label):], day)
     found = _present(sentence)
     if not found and not _season(sentence):
         return sentence
@@ -358,10 +361,34 @@ def _as_of(sentence: str, day: date) -> str:
     return f"{lead} as of {_long(day)}, {rest}" if lead else f"As of {_long(day)}, {rest}"
 
 
+#: A day said twice, relative and written ("today (Nov. 18)", "Monday night (Nov. 18)"): the written date is said.
+_DAY_AND_DATE = re.compile(
+    r"\b(?:on\s+)?(?:today|tonight|yesterday|tomorrow|(?:mon|tues|wednes|thurs|fri|satur|sun)day)"
+    r"(?:\s+(?:night|morning|afternoon|evening))?\s*\(((?:jan|feb|mar|apr|may|jun|jul|aug|sept?|oct|nov|dec)"
+    r"[a-z]*\.?\s+\d{1,2})\)", re.I)
+
+
+def _written_day(written: str, day: date) -> str:
+    """"on <date>" for a month and day a page wrote beside a relative day ("Nov. 18"), in the year that puts it
+    nearest the page's date (a relative day is within a week of it)."""
+    name, number = written.split()
+    month = next(i + 1 for i, m in enumerate(MONTHS) if m.lower().startswith(name.rstrip(".").lower()[:3]))
+    candidates = []
+    for year in (day.year - 1, day.year, day.year + 1):
+        try:
+            candidates.append(date(year, month, int(number)))
+        except ValueError:
+            continue
+    return f"on {_long(min(candidates, key=lambda d: abs((d - day).days)))}" if candidates else f"on {written}"
+
+
 def anchor(sentence: str, published: str) -> str | None:
     """The sentence with its relative time written as dates from the page's date; the sentence as it
     is when it has none; None when it has some and the page has no date, or no date can be written for it."""
     day = page_date(published)
+    if day is not None and _DAY_AND_DATE.search(sentence):
+        sentence = _DAY_AND_DATE.sub(lambda m: _written_day(m[1], day), sentence)
+        sentence = sentence[:1].upper() + sentence[1:]
     if not has_relative_time(sentence):
         return _bare_months(sentence, day) if day else sentence
     if day is None or _VAGUE.search(sentence) or _possessive(sentence):
