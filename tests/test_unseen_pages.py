@@ -245,6 +245,8 @@ def test_sentences_run_together_with_no_space_are_two_and_a_clock_time_runs_on_i
     ("So, a little context is important.", 'connective "So"'),
     ("Even the steering wheel has had an upgrade.", 'additive "even"'),
     ("Even a small bit of dust could disable a key.", None),  # "even" at one end of a scale, no other thing
+    ("The importers do, and they are usually U.S. companies.", 'elliptical "do"'),
+    ("The firm did well in China.", None),
     ("In addition to its order of 30 Boeing jets, it announced an order of 50 Airbus jets.",
      'pronoun "its" with nothing in the sentence it stands for'),
     # a "there" that says a place the sentence names, that says something exists, or an idiom
@@ -276,6 +278,16 @@ def test_a_frame_goes_after_a_heading_the_sentence_opens_on() -> None:
         "According to AP, Thunder: Hamidou Diallo missed his third straight game.")  # a label keeps its capital
     assert according_to("Zabihullah Mujahid said: “The Americans wanted it.”", "AP") == (
         "According to AP, Zabihullah Mujahid said: “The Americans wanted it.”")
+
+
+def test_a_day_named_as_a_possessive_has_no_date_to_write_and_a_name_keeps_its_inner_capital() -> None:
+    """"Closer to home, NASA’s Monday announcement ..." kept its weekday undated, and "WeWork currently faces
+    ..." became "As of 18 November 2019, weWork faces ..."."""
+    assert anchor("NASA’s Monday announcement increased the total to 14.", "2019-11-19") is None
+    assert anchor("McClatchy plans to end Saturday publication next year.", "2019-11-19") == (
+        "McClatchy plans to end Saturday publication in 2020.")  # an edition, not a day
+    assert anchor("WeWork currently faces a radical restructuring.", "2019-11-18") == (
+        "As of 18 November 2019, WeWork faces a radical restructuring.")
 
 
 def test_a_day_said_twice_is_said_once_by_its_written_date() -> None:

@@ -337,11 +337,18 @@ def _counted(doc: Any) -> str:
 
 
 def _elliptical(doc: Any) -> str:
-    """An opening that repeats a predicate said before ("So is coal power.", "Nor has Beijing ...")."""
+    """An opening that repeats a predicate said before ("So is coal power.", "Nor has Beijing ..."), or a main
+    verb "do" with nothing done ("The importers do.")."""
     words = [t for t in doc if not t.is_punct][:2]
     verbs = ("AUX",) if words and words[0].lower_ == "so" else ("AUX", "VERB")
     if len(words) == 2 and words[0].lower_ in ("so", "nor", "neither") and words[1].pos_ in verbs:
         return f'elliptical "{words[0].text} {words[1].text}"'
+    for t in doc:  # "The importers do.", "Most people do so.": "do" standing for a predicate said before
+        if (t.dep_ == "ROOT" and t.lemma_.lower() == "do"
+                and not any(c.dep_ in ("dobj", "ccomp", "xcomp", "acomp", "attr", "prep", "dative", "oprd")
+                            or (c.dep_ == "advmod" and c.lower_ not in ("so", "too", "also", "however", "either"))
+                            for c in t.children)):  # "The firm did well." does something
+            return f'elliptical "{t.text}"'
     return ""
 
 

@@ -102,12 +102,14 @@ _NAMED = frozenset(("PERSON", "ORG", "GPE", "NORP", "FAC", "LOC", "PRODUCT", "EV
 
 def keeps_case(sentence: str) -> bool:
     """True when the sentence's first word is a name (its capital stays when words are put before it): the
-    tagger's proper noun, "I", an acronym, or the first word of a name the entity recogniser finds."""
+    tagger's proper noun, "I", an acronym, a word with a capital inside ("WeWork"), or the first word of a
+    name the entity recogniser finds."""
     doc = parse(sentence)
     first = next((t for t in doc if not t.is_punct), None)
     if first is None:
         return False
-    if first.pos_ == "PROPN" or first.text == "I" or (first.text.isupper() and len(first.text) > 1):
+    if (first.pos_ == "PROPN" or first.text == "I" or (first.text.isupper() and len(first.text) > 1)
+            or any(c.isupper() for c in first.text[1:])):  # "WeWork", "PlayStation": a name's inner capital
         return True
     if not first.text[:1].isupper() or first.pos_ in ("DET", "PRON", "ADP", "CCONJ", "SCONJ", "ADV", "AUX"):
         return False

@@ -69,7 +69,8 @@ _VAGUE = re.compile(r"\b(?:recent(?:ly)?|lately|of late|(?:the\s+)?(?:past|last|
 #: A day or week said as a possessive ("last week's rollout", "Tuesday's hearing", "yesterday's vote"): no
 #: date can be written in its place, so outside a quotation it leaves the sentence unsaid, like a vague count.
 _POSSESSIVE = re.compile(r"\b(?:(?:last|this|next)\s+(?:week|weekend)|(?:(?:last|this|next)\s+)?(?:"
-                         + "|".join(DAYS) + r")(?:\s+(?:morning|afternoon|evening|night))?|yesterday)['’]s\b", re.I)
+                         + "|".join(DAYS) + r")(?:\s+(?:morning|afternoon|evening|night))?|yesterday)['’]s\b"
+                         r"|['’]s\s+(?:" + "|".join(DAYS) + r")\s+[a-z]", re.I)  # "NASA's Monday announcement"
 _PRESENT = re.compile(r"\b(?:currently|presently|nowadays|at present|at the moment|these days|"
                       r"so far(?! as\b| from\b| away\b)|(?<!up )(?<!out of )to date|"
                       r"(?<!until )(?<!by )(?<!from )(?<!till )(?:right |just |even )?now(?! that\b)(?![-‐]\w))\b",
