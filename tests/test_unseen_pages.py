@@ -225,6 +225,7 @@ def test_sentences_run_together_with_no_space_are_two_and_a_clock_time_runs_on_i
         "He worked as a chief physician.", "Police arrested a 57-year-old man."]
     assert split("Write to Dear Abby at www.DearAbby.com or P.O. Box 69440.") == [
         "Write to Dear Abby at www.DearAbby.com or P.O. Box 69440."]
+    assert split("He met Mrs.Smith before Chelsea vs.Arsenal.") == ["He met Mrs.Smith before Chelsea vs.Arsenal."]
     assert split("Tickets go on sale at 10 a.m. Friday, Dec. 6. No checks were made from 10:30 p.m. Aug. 9 "
                  "to dawn. It ended at 10 p.m. Authorities said so.") == [
         "Tickets go on sale at 10 a.m. Friday, Dec. 6.", "No checks were made from 10:30 p.m. Aug. 9 to dawn.",

@@ -135,10 +135,16 @@ _GLUED = re.compile(r"(?<=[a-z]{2}[.!?])(?=[A-Z][a-z]+\b)")
 _ADDRESS = re.compile(r"\S*(?:www\.|://|@)\S*")
 
 
+#: Abbreviations a name or a word may follow with no space ("Mrs.Smith", "vs.Chelsea"): no sentence ends there.
+_ABBREVIATED = frozenset(("mrs", "ms", "messrs", "vs", "jr", "sr", "st", "inc", "co", "corp", "ltd", "etc", "approx",
+                          "est", "vol", "fig", "feat", "dept", "univ", "gov", "govt"))
+
+
 def unglued(piece: str) -> list[str]:
     """A piece cut where two sentences were run together with no space (the pieces join to the piece)."""
     addresses = [m.span() for m in _ADDRESS.finditer(piece)]
-    cuts = [m.start() for m in _GLUED.finditer(piece) if not any(a < m.start() < b for a, b in addresses)]
+    cuts = [m.start() for m in _GLUED.finditer(piece) if not any(a < m.start() < b for a, b in addresses)
+            and piece[:m.start() - 1].rsplit(None, 1)[-1].lower().lstrip("(\"“") not in _ABBREVIATED]
     return [piece[a:b] for a, b in zip([0, *cuts], [*cuts, len(piece)], strict=True)]
 
 
