@@ -248,6 +248,9 @@ def test_sentences_run_together_with_no_space_are_two_and_a_clock_time_runs_on_i
     ("Even a small bit of dust could disable a key.", None),  # "even" at one end of a scale, no other thing
     ("The importers do, and they are usually U.S. companies.", 'elliptical "do"'),
     ("The firm did well in China.", None),
+    ("After a few days, the statistics started rolling in.",
+     'time counted from an event the sentence does not name ("After a few days")'),
+    ("Over the years, Apple grew.", None),
     ("In addition to its order of 30 Boeing jets, it announced an order of 50 Airbus jets.",
      'pronoun "its" with nothing in the sentence it stands for'),
     # a "there" that says a place the sentence names, that says something exists, or an idiom
@@ -316,6 +319,15 @@ def test_a_sites_disclaimer_is_furniture_and_a_space_before_a_possessive_goes() 
         assert not furniture_reason(said), said
     assert clean_inline("The details of the Senate ’s session were shared.") == (
         "The details of the Senate’s session were shared.")
+
+
+def test_lets_is_the_authors_own_voice() -> None:
+    """A gadget round-up's "Let's be honest, distilling down the past year's worth of gadget launches ..."
+    opened an explainer's short answer."""
+    assert reject_reason("Let's be honest, choosing the year's best gadgets for a short list is hard.") == (
+        "first person: the source author's own voice")
+    assert reject_reason("Let it be said that the firm grew fast in China that year.") != (
+        "first person: the source author's own voice")
 
 
 def test_a_place_a_state_and_a_dash_are_a_dateline() -> None:

@@ -313,9 +313,18 @@ def _both(doc: Any) -> str:
     return ""
 
 
+#: An opening span counted from an event it does not name ("After a few days,", "Within hours,").
+_AFTER_A_SPAN = re.compile(r"^\W*((?:after|within|over) (?:a few|a couple of|several|many|some|a|an|\d+|one|two|"
+                           r"three|four|five|six|seven|eight|nine|ten)?\s*(?:more )?(?:seconds?|minutes?|hours?|days?|"
+                           r"weeks?|months?|years?|decades?))\s*,", re.I)
+
+
 def _counted(doc: Any) -> str:
     """Time counted from an event the sentence does not name ("A half-century later", "the following year",
     "the next day" on a past verb)."""
+    opening = _AFTER_A_SPAN.match(doc.text)
+    if opening:  # "After a few days, the statistics started rolling in": after what?
+        return f'time counted from an event the sentence does not name ("{opening.group(1)}")'
     for t in doc:
         word = t.lower_
         if word in ("later", "earlier", "afterwards", "afterward", "before", "after") and t.pos_ == "ADV":

@@ -158,7 +158,7 @@ _INSTRUCTION = re.compile(
     r"your (?:task|instructions)|new instructions|(?:follow|these) instructions|jailbreak|"
     r"pretend (?:to be|you)|do anything now)|<<<|>>>|\[/?inst\]|<\|im_(?:start|end)\|>|"
     r"^\W*(?:system|user|assistant)\s*:", re.I)
-_FIRST = re.compile(r"\b(?:I|[Mm]e|[Mm]y|[Mm]ine|[Mm]yself|[Ww]e|us|[Oo]urs?|[Oo]urselves)\b")  # not "US"
+_FIRST = re.compile(r"\b(?:I|[Mm]e|[Mm]y|[Mm]ine|[Mm]yself|[Ww]e|us|[Oo]urs?|[Oo]urselves|[Ll]et['’]s)\b")  # not "US"
 _SECOND = re.compile(r"\b(?:[Yy]ou|[Yy]ours?|[Yy]ourself)\b")
 
 
