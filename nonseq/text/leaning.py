@@ -322,6 +322,9 @@ _AFTER_A_SPAN = re.compile(r"^\W*((?:after|within|over) (?:a few|a couple of|sev
 def _counted(doc: Any) -> str:
     """Time counted from an event the sentence does not name ("A half-century later", "the following year",
     "the next day" on a past verb)."""
+    past = any(x.dep_ == "ROOT" and (x.tag_ == "VBD" or any(a.tag_ == "VBD" for a in x.children
+                                                              if a.dep_ in ("aux", "auxpass")))
+               for x in doc)  # "The next day, police found ...", "... was freed the next day"
     opening = _AFTER_A_SPAN.match(doc.text)
     if opening:  # "After a few days, the statistics started rolling in": after what?
         return f'time counted from an event the sentence does not name ("{opening.group(1)}")'
@@ -331,9 +334,6 @@ def _counted(doc: Any) -> str:
             span = next((c for c in t.children if c.dep_ == "npadvmod"), None)
             if span is not None and t.head.dep_ == "ROOT":  # not "X in May, and Y two months later"
                 return f'time counted from an event the sentence does not name ("{doc[span.left_edge.i:t.i + 1]}")'
-        past = any(x.dep_ == "ROOT" and (x.tag_ == "VBD" or any(a.tag_ == "VBD" for a in x.children
-                                                                  if a.dep_ in ("aux", "auxpass")))
-                   for x in doc)  # "The next day, police found ...", "... was freed the next day"
         if (t.i and doc[t.i - 1].lower_ == "the" and t.head.lemma_.lower() in TIME_NOUNS
                 and (word in ("following", "previous", "preceding") or (word == "next" and past))):
             return f'time counted from an event the sentence does not name ("the {t.text} {t.head.text}")'

@@ -171,12 +171,12 @@ LEANS_BACK = re.compile(r"^\W*(?:it|its|they|their|them|this|these|that|those|he
 #: the article's goes after it. Only a line with scores: a title may hold a colon too ("Star Wars Jedi: Fallen
 #: Order is ...").
 _TEAM = r"[A-Z][\w.'’&-]*(?: [A-Z][\w.'’&-]*){0,3}"
-_HEADING_LABEL = re.compile(rf"^{_TEAM} \d+, {_TEAM} \d+(?: \((?:\d*OT|SO)\))?: (?=[A-Z\"“])")
+_RESULT_LINE = re.compile(rf"^{_TEAM} \d+, {_TEAM} \d+(?: \((?:\d*OT|SO)\))?: (?=[A-Z\"“])")
 
 
-def heading_label(sentence: str) -> str:
+def result_line(sentence: str) -> str:
     """The result line a sentence opens on ("Blues 3, Lightning 1: "), "" when it opens on none."""
-    m = _HEADING_LABEL.match(sentence)
+    m = _RESULT_LINE.match(sentence)
     return m.group() if m else ""
 
 

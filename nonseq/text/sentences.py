@@ -77,8 +77,8 @@ def _segments(mask: str) -> list[tuple[int, int]]:
 #: What a clock time's "a.m."/"p.m." runs on into: a time zone, a day or a date ("at 10 a.m. Friday, Dec. 6",
 #: "from 10:30 p.m. Aug. 9 to ...").
 _CLOCK_RUNS_ON = re.compile(r"^(?:ET|EST|EDT|CT|CST|CDT|MT|PT|PST|PDT|GMT|BST|CET|UTC)\b"
-                        r"|^(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day\b"
-                        r"|^(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)[a-z]*\.? \d")
+                            r"|^(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day\b"
+                            r"|^(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)[a-z]*\.? \d")
 _MARKER_START = re.compile(r"^\[\d")
 #: A news lead's dateline: `HONOLULU, Hawaii (HawaiiNewsNow) - `, `(Reuters) — `, `WASHINGTON (AP) - `, and a
 #: place list ending in a colon: `Washington, DC, United States: `; a place and a dash: `Indianapolis – `,

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-from nonseq.text.prose import QUOTATION, heading_label, unquoted
+from nonseq.text.prose import QUOTATION, result_line, unquoted
 from nonseq.text.sentences import strip_dateline
 from nonseq.text.words import tokens
 
@@ -267,8 +267,8 @@ def without_connective(sentence: str) -> str:
 
 def _framed(sentence: str, frame: str, keep_case: bool | None) -> str:
     """The sentence after a frame of the article's, its first word in lower case unless it is a name; a
-    heading it opens on ("Blues 3, Lightning 1: ") stays before the frame."""
-    label = heading_label(sentence)
+    result line it opens on ("Blues 3, Lightning 1: ") stays before the frame."""
+    label = result_line(sentence)
     if label:
         return label + _framed(sentence[len(label):], frame, keep_case)
     body = without_connective(sentence)
@@ -287,8 +287,8 @@ _FRAME = re.compile(r"^(?:According to (?:“[^”]*”|\"[^\"]*\"|[^,“\"]+), 
 def unframed(sentence: str) -> str:
     """The sentence without an "According to ..., " or "... advises: " frame of the article's (`according_to`,
     `advises`), its first letter a capital again: what the source said, for the checks that read it; a
-    heading before the frame stays ("Blues 3, Lightning 1: According to AP, Oskar ..." -> "Blues 3, ...: Oskar")."""
-    label = heading_label(sentence)
+    result line before the frame stays ("Blues 3, Lightning 1: According to AP, Oskar ..." -> "Blues 3, ...: Oskar")."""
+    label = result_line(sentence)
     if label:
         return label + unframed(sentence[len(label):])
     m = _FRAME.match(sentence)

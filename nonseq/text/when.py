@@ -29,7 +29,7 @@ import re
 from datetime import date, timedelta
 from typing import Any
 
-from nonseq.text.prose import QUOTATION, heading_label
+from nonseq.text.prose import QUOTATION, result_line
 
 DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
@@ -342,7 +342,7 @@ def _as_of(sentence: str, day: date) -> str:
     """The sentence said as of the page's date, its words for the present taken out ("16 currently" ->
     "As of 20 November 2019, ... 16"); a word tying it to the sentence before stays first; a sentence that
     already names a day ("ruled on 19 November 2019 that ... now") only loses the words."""
-    label = heading_label(sentence)  # "Blues 3, Lightning 1: " stays first
+    label = result_line(sentence)  # "Blues 3, Lightning 1: " stays first
     if label:
         return label + _as_of(sentence[len(label):], day)
     found = _present(sentence)
