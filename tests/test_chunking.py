@@ -7,10 +7,11 @@ import re
 import pytest
 
 from nonseq.index.embed import BUNDLED_MAX_TOKENS, bundled_tokenizer
-from nonseq.models import SourceKind, provenance_header
+from nonseq.models import CUT_START_KEY, Candidate, SourceKind, provenance_header
 from nonseq.research.chunking import SPECIAL_TOKENS, Chunker
 from nonseq.research.extract import Document
 from nonseq.text.sentences import sentences as split_sentences
+from nonseq.writing.plan import CUT_START, PlanSettings, source_sentences
 
 
 def count(text: str) -> int:
@@ -158,3 +159,23 @@ def test_the_first_windows_of_a_huge_text_read_only_what_they_need() -> None:
     first = [next(windows) for _ in range(3)]
     assert first == Chunker(count, size=100, overlap=20).split(paragraphs(3, 12))[:3]
     assert len(calls) < 200, f"{len(calls)} token counts for 3 windows"
+
+
+def test_a_chunk_begun_inside_a_sentence_says_so_and_the_plan_leaves_that_sentence_out() -> None:
+    """A dev article said "Carla Babb on Nov. that the ... claim “is patently false”": the overlap had kept
+    only the end of a long sentence, so the next chunk began inside it, on a capital."""
+    long = ("Cmdr. Sean Robertson, a spokesperson for the operation against the group in Iraq and Syria, told "
+            "the correspondent Carla Babb on Monday that the defense ministry's claim is patently false and "
+            "that the United States is not preventing people from leaving the camp near the border.")
+    doc = make_doc(" ".join([*SENTENCES[:3], long, *SENTENCES[3:6]]))
+    chunks = Chunker(count, size=70, overlap=20).chunks(doc, topic_slug="t", category="c", domain="example.org")
+    cut = [c for c in chunks if c.extra.get(CUT_START_KEY)]
+    assert cut, "some chunk begins inside the long sentence"
+    for c in chunks:  # marked exactly when the chunk's text does not begin a sentence of the page
+        begins = any(c.text.startswith(s) for s in [*SENTENCES, long])
+        assert bool(c.extra.get(CUT_START_KEY)) is not begins, c.text[:60]
+    assert cut[0].to_payload()[CUT_START_KEY] is True  # kept in the store's payload, read back by the plan
+
+    candidates = [Candidate(chunk=c, group=SourceKind.RESEARCH, scores={"final": 1.0}) for c in cut]
+    said = source_sentences(candidates, PlanSettings(), False)
+    assert [s.id for s in said if s.reason == CUT_START] == [f"c{i}.s0" for i in range(len(cut))]

@@ -259,6 +259,21 @@ def test_sentences_run_together_with_no_space_are_two_and_a_clock_time_runs_on_i
     ("The chance is there for lower-tier candidates.", None),
     ("Work hard and you will get there.", None),
     ("In addition to the jets, Emirates said it would buy engines.", None),
+    # a relative "Which" opening or a return to a topic met before (politics and markets dev articles)
+    ("Which is not to say that whatever happened on 16 November 2019 wasn't minor.",
+     'opens with a relative "Which"'),
+    ("Which versions play on the radio will determine how big the blow is.", None),  # asks which versions
+    ("Which native ad units are the most popular?", None),
+    ("Coming back to the market, experts say the upside will be capped.", 'connective "Coming back to"'),
+    ("Regardless, by the time the treatment ended, the patient was back to normal.", 'connective "Regardless"'),
+    ("Regardless of the weather, the race will start at noon.", None),
+    ("Going back to 2015, the company had 20 employees.", None),
+    # "they", "them", "their" stand for many, a name, a group or a person, not for one thing (Senate dev article)
+    ("The move was over their invitation by the Nigeria Police.",
+     'pronoun "their" with nothing in the sentence it stands for'),
+    ("The company said their plans had not changed.", None),
+    ("The actor shared a clip of his wife with their children.", None),
+    ("Hunters say the wildlife is hardest to fight because they come in groups.", None),
 ])
 def test_a_sentence_leaning_on_a_place_a_connective_or_an_idioms_noun_is_found(sentence: str,
                                                                                  reason: str | None) -> None:
@@ -335,3 +350,14 @@ def test_a_place_a_state_and_a_dash_are_a_dateline() -> None:
     assert strip_dateline("New York, NY – With engagement migrating, the firm grew.") == (
         "With engagement migrating, the firm grew.")
     assert strip_dateline("Sacramento, Calif. — The state sued.") == "The state sued."
+
+
+def test_a_frame_takes_away_or_goes_after_a_word_tying_the_sentence_to_the_one_before() -> None:
+    """Single-page dev articles said "According to Reuters, separately, Norway's ..." and "As of 19 November
+    2019, meanwhile, Wild goalie ...": the frame had been put before the connective."""
+    assert according_to("Separately, Norway’s October oil production beat forecasts.", "Reuters") == (
+        "According to Reuters, Norway’s October oil production beat forecasts.")
+    assert anchor("Meanwhile, Wild goalie Alex Stalock looked strong in his 10th outing this season.",
+                  "2019-11-19") == ("Meanwhile, as of 19 November 2019, Wild goalie Alex Stalock looked strong in "
+                                    "his 10th outing this season.")  # a capital mid-sentence stays one
+    assert anchor("But the team is currently third.", "2019-11-19") == "But as of 19 November 2019, the team is third."

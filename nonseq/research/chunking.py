@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from nonseq.models import SECTION_KEY, SITE_KEY, Chunk, SourceKind, provenance_header
+from nonseq.models import CUT_START_KEY, SECTION_KEY, SITE_KEY, Chunk, SourceKind, provenance_header
 from nonseq.research.extract import Document
 from nonseq.text.sentences import sentences
 
@@ -25,6 +25,7 @@ class _Unit:
     para: int
     starts_para: bool
     page: int = 0
+    mid: bool = False  # a piece that starts inside its sentence (an over-long sentence's later piece, a word tail)
 
 
 class Chunker:
@@ -104,6 +105,8 @@ class Chunker:
                 chunk.extra[SECTION_KEY] = doc.section
             if doc.site_name:
                 chunk.extra[SITE_KEY] = doc.site_name
+            if window and window[0].mid:  # its first sentence is the end of one the chunk before holds
+                chunk.extra[CUT_START_KEY] = True
             if doc.line_pages:
                 chunk.pages, breaks = _pages_of(window)
                 if breaks:
@@ -125,8 +128,8 @@ class Chunker:
                     continue
                 tokens = self.count(sentence)
                 pieces = [(sentence, tokens)] if tokens <= limit else self._words(sentence, limit)
-                for piece, n in pieces:
-                    units.append(_Unit(piece, n, para, not units, page))
+                for k, (piece, n) in enumerate(pieces):
+                    units.append(_Unit(piece, n, para, not units, page, mid=k > 0))
             if units:
                 yield units
             para += 1
@@ -180,7 +183,7 @@ class Chunker:
             used += unit.tokens
         if not tail and window and room > 0:
             tail = self._word_tail(window[-1], room)
-        return [_Unit(u.text, u.tokens, u.para, False, u.page) if i == 0 else u for i, u in enumerate(tail)]
+        return [replace(u, starts_para=False) if i == 0 else u for i, u in enumerate(tail)]
 
     def _word_tail(self, unit: _Unit, room: int) -> list[_Unit]:
         """The last words of a long sentence, at most `room` tokens, as the overlap."""
@@ -192,7 +195,7 @@ class Chunker:
                 break
             words.insert(0, word)
             used += n
-        return [_Unit(" ".join(words), used, unit.para, False, unit.page)] if words else []
+        return [_Unit(" ".join(words), used, unit.para, False, unit.page, mid=True)] if words else []
 
 
 def _pages_of(window: list[_Unit]) -> tuple[list[int], list[int]]:

@@ -4,7 +4,8 @@
 finds, or returns None:
 - it opens with a word of issue 47's list (It, Its, They, ..., And, But, Also, However:
   `text.prose.leans_back`, kept as it is);
-- a connective adverb inside it ("The passage of time, however, ...", "therefore") or opening it ("In fact, ...");
+- a connective adverb inside it ("The passage of time, however, ...", "therefore") or opening it ("In fact, ...",
+  "Regardless, ...", "Coming back to the market, ...");
 - a quotation with no speaker, one whose speaker is a pronoun (`"...," he said.`), or part of a
   quotation whose speaker is in another sentence;
 - a personal pronoun (he, she, it, they, him, her, them, his, its, their) with no noun before it in
@@ -23,6 +24,7 @@ finds, or returns None:
 - time counted from an event the sentence does not name ("A half-century later", "the following year",
   "the next year" on a past verb);
 - an opening that repeats a predicate said before ("So is coal power.", "Nor has Beijing ...");
+- an opening relative "Which" ("Which is not to say ...");
 - a phrase that points at another part of its page ("the strategies above", "as mentioned earlier");
 - "there" for a place the sentence does not name ("Four teams from there ...").
 
@@ -42,54 +44,29 @@ from typing import Any
 
 from nonseq.text.parse import parse, people, with_entities
 from nonseq.text.prose import QUOTATION, leans_back
+from nonseq.text.reference_words import (
+    COLLECTIVE,
+    COMPARED,
+    CONNECTIVES,
+    DEMONSTRATIVES,
+    GROUP,
+    OPENING_CONNECTIVES,
+    PEOPLE,
+    PERSON,
+    PRONOUNS,
+    SPEECH_VERBS,
+    THING,
+    TIME_NOUNS,
+    TITLES,
+)
 from nonseq.text.voice import ATTRIBUTED
-from nonseq.text.when import MONTHS, relative_spans
+from nonseq.text.when import relative_spans
 
-CONNECTIVES = frozenset(("however", "therefore", "thus", "hence", "nevertheless", "nonetheless", "meanwhile",
-                         "moreover", "furthermore", "consequently", "likewise", "similarly", "instead",
-                         "accordingly", "otherwise", "besides", "though"))
-#: Discourse connectives that open a sentence and point at what came before it ("Afterward, ...", "For
-#: starters, ...", "As a result, ..."): read only at the start and followed by a comma ("Then" also without).
-OPENING_CONNECTIVES = ("afterward", "afterwards", "then", "eventually", "still", "yet", "later", "finally",
-                       "additionally", "indeed", "instead", "subsequently", "thereafter", "nevertheless",
-                       "nonetheless", "conversely", "lastly", "next", "first", "second", "third", "in addition",
-                       "as a result", "in turn", "in contrast", "by contrast", "on the other hand", "for example",
-                       "for instance", "for starters", "even so", "after that", "since then", "by then",
-                       "until then", "even then", "at the time", "at that point", "at the same time",
-                       "in the meantime", "in response", "in other words", "to that end", "as such", "that said",
-                       "after all", "above all", "in short", "in sum", "in summary", "in conclusion", "to sum up",
-                       "all in all", "overall", "in fact", "in particular", "what's more", "what’s more", "again",
-                       "once again", "in any case", "either way", "in that case", "if so", "if not",
-                       "for its part", "for their part", "for his part", "for her part", "so", "plus",
-                       "yes", "no", "now", "well", "sure", "alas")
 _OPENING = re.compile(r"^\W*(" + "|".join(sorted(OPENING_CONNECTIVES, key=len, reverse=True)).replace(" ", r"\s+")
                       + r")(?:\s*,|(?<=then)\s+(?=[a-z]))|,\s*(then)\s*,"
-                      r"|^\W*((?:by|in|for|as an?)\b[^,]{0,30}\bcomparison)\s*,", re.I)  # "As a rough comparison,"
-DEMONSTRATIVES = frozenset(("this", "these", "that", "those"))
-PERSON = frozenset(("he", "she", "him", "her", "his", "hers", "himself", "herself"))
-THING = frozenset(("it", "its", "itself"))
-GROUP = frozenset(("they", "them", "their", "theirs", "themselves"))
-PRONOUNS = PERSON | THING | GROUP
-SPEECH_VERBS = frozenset(("say", "tell", "add", "write", "explain", "note", "state", "argue", "ask", "continue",
-                          "advise", "recall", "insist", "warn", "declare", "reply", "answer", "claim", "announce",
-                          "tweet"))
-TIME_NOUNS = frozenset(("second", "minute", "hour", "day", "night", "week", "weekend", "month", "year",
-                        "decade", "century", "half-century", "generation", "season", "era", "time", "morning",
-                        "afternoon", "evening", *(m.lower() for m in MONTHS)))
-#: Words for a person (beside names, and words ending as "scientist", "historian", "chairman" do).
-PEOPLE = frozenset((
-    "chief", "head", "child", "wife", "husband", "mother", "father", "son", "daughter", "friend", "patient", "boss",
-    "official", "executive", "president", "chair", "expert", "victim", "suspect", "judge", "minister", "king",
-    "queen", "prince", "princess", "colleague", "student", "adult", "girl", "boy", "individual", "resident",
-    "citizen", "candidate", "host", "coach", "athlete", "analyst", "critic", "ceo", "founder", "member", "attorney",
-    "nurse", "astronaut", "person", "player", "guy", "doctor", "author", "researcher", "reporter", "manager",
-    "leader", "writer", "worker", "owner", "speaker", "director", "officer", "investor", "customer", "user",
-    "buyer", "seller", "farmer", "teacher", "lawyer", "engineer", "designer", "developer", "partner", "voter",
-    "producer", "singer", "actor", "actress", "senator", "governor", "mayor", "editor", "professor", "inventor",
-    "creator", "employee", "administrator", "commander", "pilot", "soldier", "agent", "detective"))
-#: Words before "another", "others", "the other" that give them something to compare with.
-COMPARED = frozenset(("one", "some", "many", "most", "several", "first", "each", "few"))
-TITLES = frozenset(("mr", "mrs", "ms", "dr", "prof", "sir", "dame", "lord", "lady", "rep", "sen", "gov", "gen"))
+                      r"|^\W*((?:by|in|for|as an?)\b[^,]{0,30}\bcomparison)\s*,"  # "As a rough comparison,"
+                      r"|^\W*((?:(?:coming|getting) back|back|returning|turning(?: now| again)?|speaking)"
+                      r" (?:to|of)\b)[^,]{0,40},", re.I)  # "Coming back to the market, ...": a topic met before
 MIN_QUOTE_WORDS = 4  # shorter quoted words are a term or a title, not a quotation
 
 
@@ -107,7 +84,7 @@ def _connective(doc: Any) -> str:
     """A connective adverb inside the sentence ("..., however, ...") or one that opens it ("Afterward, ...")."""
     opening = _OPENING.search(doc.text)
     if opening:
-        return f'connective "{opening.group(1) or opening.group(2) or opening.group(3)}"'
+        return f'connective "{next(g for g in opening.groups() if g)}"'
     for t in doc:
         if t.lower_ in CONNECTIVES and t.pos_ in ("ADV", "CCONJ", "SCONJ") and t.dep_ in ("advmod", "cc"):
             after = doc[t.i + 1].lower_ if t.i + 1 < len(doc) else ""
@@ -158,8 +135,9 @@ def _agrees(pronoun: str, noun: Any) -> bool:
     """True when a noun could be what a pronoun stands for (a time word never is; "he" and "she" a person)."""
     if noun.pos_ not in ("NOUN", "PROPN") or noun.lemma_.lower() in TIME_NOUNS:
         return False
-    if pronoun in GROUP:
-        return True
+    if pronoun in GROUP:  # "they" for many, a group ("the company ... their") or a person; not "The move ... their"
+        return (noun.tag_ in ("NNS", "NNPS") or noun.pos_ == "PROPN" or noun.lemma_.lower() in COLLECTIVE
+                or _person(noun))
     if pronoun in PERSON and noun.pos_ == "PROPN" and _place(noun):
         return False  # "Finding water vapor on Europa, he said, ...": a place is never "he"
     return noun.tag_ not in ("NNS", "NNPS") and (pronoun in THING or _person(noun))
@@ -361,6 +339,17 @@ def _elliptical(doc: Any) -> str:
     return ""
 
 
+def _relative_opening(doc: Any) -> str:
+    """A sentence opening on a relative "Which" ("Which is not to say ...", "Which, of course, means ..."): its
+    antecedent is the sentence before; not a question, nor "Which versions play ... will determine ...",
+    where "which" asks about the noun it is put before."""
+    words = [t for t in doc if not t.is_space][:2]
+    if (len(words) == 2 and words[0].lower_ == "which" and not doc.text.rstrip().endswith("?")
+            and words[1].pos_ in ("VERB", "AUX", "PUNCT", "ADV", "PART")):
+        return 'opens with a relative "Which"'
+    return ""
+
+
 #: Text pointing at other parts of its page ("the strategies above", "as mentioned earlier", "the
 #: aforementioned study"): the article does not hold them.
 _PAGE_DEIXIS = re.compile(r"\b(?:the \w+s (?:above|below)\b(?![\s-]+(?:the|a|an|\d|average|normal|freezing|ground|"
@@ -397,7 +386,8 @@ def _there(doc: Any) -> str:
 
 
 CHECKS: tuple[Callable[[Any], str], ...] = (_connective, _quotation, _pronoun, _demonstrative, _additive,
-                                            _other, _both, _counted, _elliptical, _page_deixis, _there)
+                                            _other, _both, _counted, _elliptical, _relative_opening, _page_deixis,
+                                            _there)
 
 
 def definite_subject(sentence: str) -> str:

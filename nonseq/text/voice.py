@@ -260,9 +260,10 @@ def advises(sentence: str, name: str, keep_case: bool | None = None) -> str:
 
 
 def without_connective(sentence: str) -> str:
-    """The sentence without a word tying it to the one before ("Yet Schiff seems ..." -> "Schiff seems ..."),
-    which a frame put before it takes away."""
-    return re.sub(r"^(?:but|and|however|also|still|yet|so)\b,?\s+", "", sentence.strip(), flags=re.I)
+    """The sentence without a word tying it to the one before ("Yet Schiff seems ..." -> "Schiff seems ...",
+    "Separately, Norway's ..." -> "Norway's ..."), which a frame put before it takes away."""
+    return re.sub(r"^(?:but|and|however|also|still|yet|so|meanwhile|separately)\b,?\s+", "", sentence.strip(),
+                  flags=re.I)
 
 
 def _framed(sentence: str, frame: str, keep_case: bool | None) -> str:

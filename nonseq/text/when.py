@@ -335,7 +335,9 @@ def _present(sentence: str) -> list[re.Match[str]]:
 
 
 #: Words that tie a sentence to the one before it ("But ..."): they stay first when a date is put before it.
-_OPENER = re.compile(r"^(?:and|but|or|so|yet|also|however|still|then|thus|instead)\b,?\s*", re.I)
+_OPENER = re.compile(r"^(?:and|but|or|so|yet|also|however|still|then|thus|instead|meanwhile|separately)\b,?\s*",
+                     re.I)
+_CONJUNCTIONS = frozenset(("and", "but", "or", "so", "yet"))  # "But as of ...": no comma after a conjunction
 
 
 def _as_of(sentence: str, day: date) -> str:
@@ -358,8 +360,10 @@ def _as_of(sentence: str, day: date) -> str:
         return sentence[:1].upper() + sentence[1:]
     opener = _OPENER.match(sentence)
     lead, rest = (opener.group().strip(" ,"), sentence[opener.end():]) if opener else ("", sentence)
-    rest = rest if keeps_case(rest) else rest[:1].lower() + rest[1:]
-    return f"{lead} as of {_long(day)}, {rest}" if lead else f"As of {_long(day)}, {rest}"
+    rest = rest if lead or keeps_case(rest) else rest[:1].lower() + rest[1:]  # after a lead it was mid-sentence
+    if not lead:
+        return f"As of {_long(day)}, {rest}"
+    return f"{lead}{'' if lead.lower() in _CONJUNCTIONS else ','} as of {_long(day)}, {rest}"
 
 
 #: A day said twice, relative and written ("today (Nov. 18)", "Monday night (Nov. 18)"): the written date is said.

@@ -29,8 +29,9 @@ from typing import TYPE_CHECKING, Any
 from nonseq.events import Kind, Progress, Step, emit
 from nonseq.text.abbreviations import definitions, spelled_out
 from nonseq.text.furniture import unlink
-from nonseq.text.leaning import TITLES, definite_subject, institution_name, leaning_reason, surname_referent
+from nonseq.text.leaning import definite_subject, institution_name, leaning_reason, surname_referent
 from nonseq.text.parse import keeps_case, order
+from nonseq.text.reference_words import TITLES
 from nonseq.text.sentences import split, strip_dateline
 from nonseq.text.voice import (
     SPEECH,

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from nonseq.models import SECTION_KEY, SITE_KEY, DropReason, SourceKind
+from nonseq.models import CUT_START_KEY, SECTION_KEY, SITE_KEY, DropReason, SourceKind
 from nonseq.text.furniture import clean_inline, furniture_reason
 from nonseq.text.leaning import definite_subject, leaning_reason, points_back
 from nonseq.text.parse import lemmas
@@ -232,6 +232,8 @@ def sentence_reason(text: str, cfg: PlanSettings, second_person: bool) -> str:
     return reason
 
 
+#: Why a chunk's first sentence is left out when the chunker began the chunk inside it (`CUT_START_KEY`).
+CUT_START = "fragment: starts mid-sentence (the chunk begins inside it)"
 #: Why a page in another language is left out.
 FOREIGN = "page in another language"
 
@@ -272,7 +274,8 @@ def source_sentences(chunks: Sequence[Candidate], cfg: PlanSettings,
         title = " ".join((c.chunk.title or c.chunk.domain or c.chunk.url).split())
         for si, raw in enumerate(split(c.chunk.text)):
             text = clean_inline(strip_dateline(raw))
-            reason = foreign.get(c.chunk.url) or sentence_reason(text, cfg, second_person)
+            reason = foreign.get(c.chunk.url) or (CUT_START if si == 0 and c.chunk.extra.get(CUT_START_KEY)
+                                                  else sentence_reason(text, cfg, second_person))
             anchored = anchor(text, c.chunk.published) if not reason else text
             if anchored is None:
                 reason = ("relative time, and the page has no date" if page_date(c.chunk.published) is None
