@@ -274,6 +274,11 @@ def test_sentences_run_together_with_no_space_are_two_and_a_clock_time_runs_on_i
     ("The company said their plans had not changed.", None),
     ("The actor shared a clip of his wife with their children.", None),
     ("Hunters say the wildlife is hardest to fight because they come in groups.", None),
+    # "so" for a clause said before (a column's "One would hope so, since ...")
+    ("One would hope so, since the news business could use an injection of optimism.", 'elliptical "hope so"'),
+    ("The company says so much has changed since 2010.", None),
+    ("Experts say so far the market is calm.", None),
+    ("Most significantly, Schiff is working against the clock.", 'connective "Most significantly"'),
 ])
 def test_a_sentence_leaning_on_a_place_a_connective_or_an_idioms_noun_is_found(sentence: str,
                                                                                  reason: str | None) -> None:
@@ -307,6 +312,14 @@ def test_a_day_named_as_a_possessive_has_no_date_to_write_and_a_name_keeps_its_i
         "McClatchy plans to end Saturday publication in 2020.")  # an edition, not a day
     assert anchor("WeWork currently faces a radical restructuring.", "2019-11-18") == (
         "As of 18 November 2019, WeWork faces a radical restructuring.")
+
+
+def test_todays_deal_has_no_date_to_write_and_todays_teenagers_are_the_present_day() -> None:
+    """A deals page's "Today’s deal is a $50 price break ..." was said with no date: "today's" on a deal, a
+    game or a hearing names one day, as "Tuesday's hearing" does, so the sentence is left out."""
+    assert anchor("Today’s deal is a $50 price break from the regular going rate.", "2019-11-18") is None
+    assert anchor("Usually selling for $40, today’s offer is good for a 25% discount.", "2019-11-18") is None
+    assert anchor("Today's teenagers spend hours online.", "2019-11-18") == "Today's teenagers spend hours online."
 
 
 def test_a_day_said_twice_is_said_once_by_its_written_date() -> None:
@@ -361,3 +374,14 @@ def test_a_frame_takes_away_or_goes_after_a_word_tying_the_sentence_to_the_one_b
                   "2019-11-19") == ("Meanwhile, as of 19 November 2019, Wild goalie Alex Stalock looked strong in "
                                     "his 10th outing this season.")  # a capital mid-sentence stays one
     assert anchor("But the team is currently third.", "2019-11-19") == "But as of 19 November 2019, the team is third."
+
+
+def test_a_sentence_ending_on_a_single_capital_letter_ends_there() -> None:
+    """A single-page dev article said "... to win Group D. The day before, Portugal made it ..." as one sentence:
+    pysbd took "D." for a name's initial."""
+    assert split("Switzerland beat Gibraltar 6-0 to win Group D. The day before, Portugal made it.") == [
+        "Switzerland beat Gibraltar 6-0 to win Group D.", "The day before, Portugal made it."]
+    assert split("They play in Group B. It starts on Monday.") == ["They play in Group B.", "It starts on Monday."]
+    for one in ("The letter was signed by John F. Kennedy in 1961.", "George W. Bush and Laura Bush spoke.",
+                "Rep. David B. McKinley of West Virginia said so."):  # an initial before a name stays
+        assert split(one) == [one]

@@ -323,13 +323,21 @@ def _counted(doc: Any) -> str:
     return ""
 
 
+#: Verbs "so" may stand after for a clause said before ("hope so", "said so").
+_SO_VERBS = frozenset(("hope", "think", "believe", "expect", "suppose", "guess", "say", "fear", "imagine", "hear",
+                       "tell", "seem", "appear", "reckon", "assume"))
+
+
 def _elliptical(doc: Any) -> str:
-    """An opening that repeats a predicate said before ("So is coal power.", "Nor has Beijing ..."), or a main
-    verb "do" with nothing done ("The importers do.")."""
+    """An opening that repeats a predicate said before ("So is coal power.", "Nor has Beijing ..."), "so" for a
+    clause said before ("One would hope so."), or a main verb "do" with nothing done ("The importers do.")."""
     words = [t for t in doc if not t.is_punct][:2]
     verbs = ("AUX",) if words and words[0].lower_ == "so" else ("AUX", "VERB")
     if len(words) == 2 and words[0].lower_ in ("so", "nor", "neither") and words[1].pos_ in verbs:
         return f'elliptical "{words[0].text} {words[1].text}"'
+    for t in doc:  # "One would hope so.", "He said so.": "so" standing for a clause said before
+        if t.lower_ == "so" and t.i and doc[t.i - 1].i == t.head.i and t.head.lemma_.lower() in _SO_VERBS:
+            return f'elliptical "{t.head.text} so"'
     for t in doc:  # "The importers do.", "Most people do so.": "do" standing for a predicate said before
         if (t.dep_ == "ROOT" and t.lemma_.lower() == "do"
                 and not any(c.dep_ in ("dobj", "ccomp", "xcomp", "acomp", "attr", "prep", "dative", "oprd")

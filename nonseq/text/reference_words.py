@@ -21,7 +21,10 @@ OPENING_CONNECTIVES = ("afterward", "afterwards", "then", "eventually", "still",
                        "once again", "in any case", "either way", "in that case", "if so", "if not",
                        "for its part", "for their part", "for his part", "for her part", "so", "plus",
                        "yes", "no", "now", "well", "sure", "alas", "regardless", "that being said",
-                       "having said that", "with that said", "to be sure")
+                       "having said that", "with that said", "to be sure", "more importantly", "most importantly",
+                       "more significantly", "most significantly", "better yet", "better still", "worse", "even worse",
+                       "worse still", "best of all", "worst of all", "to make matters worse", "on top of that",
+                       "beyond that", "not only that", "that aside")
 DEMONSTRATIVES = frozenset(("this", "these", "that", "those"))
 PERSON = frozenset(("he", "she", "him", "her", "his", "hers", "himself", "herself"))
 THING = frozenset(("it", "its", "itself"))

@@ -148,6 +148,18 @@ def unglued(piece: str) -> list[str]:
     return [piece[a:b] for a, b in zip([0, *cuts], [*cuts, len(piece)], strict=True)]
 
 
+#: A sentence ending on a single capital letter ("... to win Group D. The day before, ..."), which pysbd takes for
+#: a name's initial: the next word is one no name is ("The", "It", "In" ...), so a sentence ends there.
+_LETTER_END = re.compile(r"(?<=\s[A-Z]\.)\s+(?=(?:The|A|An|It|Its|He|She|They|We|This|That|These|Those|There|In|On|"
+                         r"At|But|And|Then|After|Before|When|While|If|As|Both|Each|All|Some|No)\s)")
+
+
+def letter_ends(piece: str) -> list[str]:
+    """A piece cut after a single capital letter ending a sentence (the pieces join to the piece)."""
+    cuts = [m.end() for m in _LETTER_END.finditer(piece)]
+    return [piece[a:b] for a, b in zip([0, *cuts], [*cuts, len(piece)], strict=True)]
+
+
 @lru_cache(maxsize=8192)
 def _pieces(line: str) -> tuple[str, ...]:
     """pysbd's sentences of one line of text, long lines cut into bounded pieces first, and sentences run
@@ -155,7 +167,7 @@ def _pieces(line: str) -> tuple[str, ...]:
     segment = _segmenter().segment
     return tuple(part for piece in bounded_pieces(line)
                  for sentence in (segment(piece) if _ENDS.search(piece) else (piece,))
-                 for part in unglued(sentence))
+                 for glued in unglued(sentence) for part in letter_ends(glued))
 
 
 #: A quotation ending in a question or an exclamation, and its speaker after it: one sentence ("“Can I give

@@ -63,14 +63,18 @@ _AGO = re.compile(r"\b(more than |over |nearly |almost |about |around |roughly |
 #: "in the coming weeks", "the next few days"): no date can be written for it, so its sentence is not said.
 _VAGUE = re.compile(r"\b(?:recent(?:ly)?|lately|of late|(?:the\s+)?(?:past|last|next|coming)\s+(?:few\s+|several\s+|"
                     r"couple\s+of\s+|many\s+)?(?:days|weeks|months|years|decades)|the\s+coming\s+\w+)\b", re.I)
+#: A day or week said as a possessive ("last week's rollout", "Tuesday's hearing", "yesterday's vote", "today's
+#: deal"; not "today's teenagers", the present day): no date can be written in its place, so outside a quotation
+#: it leaves the sentence unsaid, like a vague count.
+_POSSESSIVE = re.compile(r"\b(?:(?:last|this|next)\s+(?:week|weekend)|(?:(?:last|this|next)\s+)?(?:"
+                         + "|".join(DAYS) + r")(?:\s+(?:morning|afternoon|evening|night))?|yesterday)['’]s\b"
+                         r"|['’]s\s+(?:" + "|".join(DAYS) + r")\s+[a-z]"  # "NASA's Monday announcement"
+                         r"|\b(?:today|tonight|tomorrow)['’]s\s+(?:\w+\s+)?(?:deals?|offers?|sales?|prices?|discounts?|"
+                         r"games?|match|meeting|hearings?|announcement|event|session|trading|vote|episode|show|race|"
+                         r"launch|release|rally|protest|debate|decision|ruling|update|edition)\b", re.I)
 #: The present of the page ("currently", "now a staff scientist", "at present"): the word is taken out and the
 #: sentence said as of the page's date. Not "now" opening a sentence with a comma ("Now, ..."), "now that",
 #: or "now" counted to ("until now", "by now", "from now").
-#: A day or week said as a possessive ("last week's rollout", "Tuesday's hearing", "yesterday's vote"): no
-#: date can be written in its place, so outside a quotation it leaves the sentence unsaid, like a vague count.
-_POSSESSIVE = re.compile(r"\b(?:(?:last|this|next)\s+(?:week|weekend)|(?:(?:last|this|next)\s+)?(?:"
-                         + "|".join(DAYS) + r")(?:\s+(?:morning|afternoon|evening|night))?|yesterday)['’]s\b"
-                         r"|['’]s\s+(?:" + "|".join(DAYS) + r")\s+[a-z]", re.I)  # "NASA's Monday announcement"
 _PRESENT = re.compile(r"\b(?:currently|presently|nowadays|at present|at the moment|these days|"
                       r"so far(?! as\b| from\b| away\b)|(?<!up )(?<!out of )to date|"
                       r"(?<!until )(?<!by )(?<!from )(?<!till )(?:right |just |even )?now(?! that\b)(?![-‐]\w))\b",
