@@ -11,7 +11,7 @@ import pytest
 from nonseq.research.extract import extract
 from nonseq.text.furniture import clean_inline, furniture_reason
 from nonseq.text.language import language
-from nonseq.text.leaning import leaning_reason
+from nonseq.text.leaning import leaning_reason, surname_referent
 from nonseq.text.parse import fragment
 from nonseq.text.prose import reject_reason
 from nonseq.text.sentences import split, strip_dateline
@@ -385,3 +385,11 @@ def test_a_sentence_ending_on_a_single_capital_letter_ends_there() -> None:
     for one in ("The letter was signed by John F. Kennedy in 1961.", "George W. Bush and Laura Bush spoke.",
                 "Rep. David B. McKinley of West Virginia said so."):  # an initial before a name stays
         assert split(one) == [one]
+
+
+def test_an_office_before_a_name_is_not_put_back_as_part_of_it() -> None:
+    """An explainer said "State Mike Pompeo said that after legal consultation ...": the surname's full name was
+    read from "US Secretary of State Mike Pompeo" as its run of capitalised words after "of"."""
+    page = ["The Arab League condemned the move announced by US Secretary of State Mike Pompeo.",
+            "Pompeo said that after legal consultation Washington had changed its view."]
+    assert surname_referent(page[1], page, []) == ("Pompeo", "Mike Pompeo")

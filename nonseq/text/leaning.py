@@ -508,13 +508,30 @@ def _core(run: list[Any]) -> list[str]:
     return [t.text for t in run if t.text.lower().rstrip(".") not in TITLES]
 
 
+#: What an office is "of" ("Secretary of State Mike Pompeo"): a run of names after "of" starting with one is no
+#: person's name ("State Mike Pompeo").
+_OFFICES = frozenset(("state", "defense", "defence", "staff", "commerce", "justice", "energy", "health", "education",
+                      "labor", "labour", "treasury", "transportation", "transport", "agriculture", "interior",
+                      "homeland", "security", "veterans", "affairs", "housing", "finance", "trade", "police",
+                      "foreign", "home", "war", "navy", "army", "the"))
+
+
+def _person_part(run: list[Any]) -> list[Any]:
+    """A run of names without the office words that open it after "of" ("[of] State Mike Pompeo" -> "Mike
+    Pompeo")."""
+    if run[0].i and run[0].doc[run[0].i - 1].lower_ == "of":
+        while run and run[0].lower_ in _OFFICES:
+            run = run[1:]
+    return run
+
+
 @lru_cache(maxsize=256)
 def _full_names(page: tuple[str, ...]) -> dict[str, list[str]]:
     """Surname -> full names, for every name of two or three words a page gives ("Hyatt": ["Dave Hyatt"])."""
     out: dict[str, list[str]] = {}
     for sentence in page:
         for run in _names(parse(sentence)):
-            core = _core(run)
+            core = _core(_person_part(run))
             if 2 <= len(core) <= 3 and all(w.replace("-", "").replace("'", "").replace(".", "").isalpha()
                                            for w in core):
                 names = out.setdefault(core[-1], [])
