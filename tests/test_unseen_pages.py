@@ -393,3 +393,39 @@ def test_an_office_before_a_name_is_not_put_back_as_part_of_it() -> None:
     page = ["The Arab League condemned the move announced by US Secretary of State Mike Pompeo.",
             "Pompeo said that after legal consultation Washington had changed its view."]
     assert surname_referent(page[1], page, []) == ("Pompeo", "Mike Pompeo")
+
+
+def test_a_date_written_inside_a_quotation_is_in_brackets_and_for_now_goes_whole() -> None:
+    """The pages' sayable sentences, anchored to their dates, held a speaker's words changed ("go out and vote
+    Republican on 19 November 2019,” he said"), a garble ("As of 19 November 2019, for, those big-ticket
+    sports ...") and a present said as a day ("On 18 November 2019, plague infections are rare")."""
+    assert anchor("“Go out and vote Republican today,” he said.", "2019-11-19") == (
+        "“Go out and vote Republican [on 19 November 2019],” he said.")  # the editor's words, marked as such
+    assert anchor("Maley said the stock had been clobbered until this year.", "2019-11-19") == (
+        "Maley said the stock had been clobbered until 2019.")  # outside a quotation, no brackets
+    assert anchor("For now, those big-ticket sports are found on broadcast networks.", "2019-11-19") == (
+        "As of 19 November 2019, those big-ticket sports are found on broadcast networks.")
+    assert anchor("Today, plague infections are rare, but they do happen.", "2019-11-18") == (
+        "As of 18 November 2019, plague infections are rare, but they do happen.")
+    assert anchor("Today, NASA announced that it found water.", "2019-11-18") == (
+        "On 18 November 2019, NASA announced that it found water.")
+
+
+def test_a_day_with_its_part_is_written_whole_and_a_possessives_weekday_night_has_no_date() -> None:
+    """The anchored sentences held "flew to London on 7 August 2018 evening" ("yesterday evening") and "the close
+    of its on 18 November 2019 performance" ("its Monday night performance")."""
+    assert anchor("The 23-year-old flew to London yesterday evening.", "2018-08-08") == (
+        "The 23-year-old flew to London on 7 August 2018.")
+    assert anchor("He spoke this morning.", "2019-11-19") == "He spoke on 19 November 2019."
+    assert anchor("The band unveiled its plans at the close of its Monday night performance.", "2019-11-19") is None
+
+
+def test_a_relative_year_that_is_the_subject_is_written_bare_and_this_past_month_is_in_it() -> None:
+    """The anchored sentences held "In 2020 is the year of the rat" ("Next year is ...") and "This past May 2019,
+    the agency selected ..."."""
+    assert anchor("Next year is the year of the rat.", "2019-11-18") == "2020 is the year of the rat."
+    assert anchor("He said last year was the worst on record.", "2019-11-18") == (
+        "He said 2018 was the worst on record.")
+    assert anchor("Sales rose last year.", "2019-11-18") == "Sales rose in 2018."
+    assert anchor("This past May, the agency selected 11 companies.", "2019-11-18") == (
+        "In May 2019, the agency selected 11 companies.")

@@ -26,6 +26,7 @@ year-to-date period") leaves its sentence unsaid. A date after "of" reads "the e
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import date, timedelta
 from typing import Any
 
@@ -47,7 +48,8 @@ _DAY = re.compile(
     r"(?<!Super )(?<!Black )(?<!Good )(?<!Cyber )(?<!Ash )(?<!Easter )(?<!Holy )(?<!Giving )"
     r"(?<!\ba )(?<!\bevery )(?<!\beach )(?<!\bany )"  # "on a Monday": any such day, no date
     r"(" + "|".join(DAYS) + r")(?: (?:morning|afternoon|evening|night))?\b(?!['’]s)" + _DATED +
-    r"|\b(yesterday|today|tonight|tomorrow|this (?:morning|afternoon|evening|week|weekend)|"
+    r"|\b((?:yesterday|today|tomorrow)(?: (?:morning|afternoon|evening|night))?|tonight|"
+    r"this (?:morning|afternoon|evening|week|weekend)|"
     r"(?<!\bthe )last (?:night|week|weekend)|next week|earlier (?:this|in the) week|later this week)\b(?!['’]s)"
     r"(?! of\b)",  # "the last weekend of September" is no count from the page's date
     re.I)
@@ -68,14 +70,16 @@ _VAGUE = re.compile(r"\b(?:recent(?:ly)?|lately|of late|(?:the\s+)?(?:past|last|
 #: it leaves the sentence unsaid, like a vague count.
 _POSSESSIVE = re.compile(r"\b(?:(?:last|this|next)\s+(?:week|weekend)|(?:(?:last|this|next)\s+)?(?:"
                          + "|".join(DAYS) + r")(?:\s+(?:morning|afternoon|evening|night))?|yesterday)['’]s\b"
-                         r"|['’]s\s+(?:" + "|".join(DAYS) + r")\s+[a-z]"  # "NASA's Monday announcement"
+                         r"|(?:['’]s|\bits|\btheir|\bhis|\bher|\bour)\s+(?:" + "|".join(DAYS) + r")"
+                         r"(?:\s+(?:morning|afternoon|evening|night))?\s+[a-z]"  # "NASA's Monday announcement"
                          r"|\b(?:today|tonight|tomorrow)['’]s\s+(?:\w+\s+)?(?:deals?|offers?|sales?|prices?|discounts?|"
                          r"games?|match|meeting|hearings?|announcement|event|session|trading|vote|episode|show|race|"
                          r"launch|release|rally|protest|debate|decision|ruling|update|edition)\b", re.I)
 #: The present of the page ("currently", "now a staff scientist", "at present"): the word is taken out and the
-#: sentence said as of the page's date. Not "now" opening a sentence with a comma ("Now, ..."), "now that",
-#: or "now" counted to ("until now", "by now", "from now").
-_PRESENT = re.compile(r"\b(?:currently|presently|nowadays|at present|at the moment|these days|"
+#: sentence said as of the page's date ("For now, ..." goes whole). Not "now" opening a sentence with a comma
+#: ("Now, ..."), "now that", or "now" counted to ("until now", "by now", "from now").
+_PRESENT = re.compile(r"^\W*today(?=\s*,)"  # only where `_not_dates` kept it: "Today, plague infections are rare"
+                      r"|\b(?:for now|currently|presently|nowadays|at present|at the moment|these days|"
                       r"so far(?! as\b| from\b| away\b)|(?<!up )(?<!out of )to date|"
                       r"(?<!until )(?<!by )(?<!from )(?<!till )(?:right |just |even )?now(?! that\b)(?![-‐]\w))\b",
                       re.I)
@@ -116,20 +120,39 @@ def _long(d: date) -> str:
     return f"{d.day} {MONTHS[d.month - 1]} {d.year}"
 
 
+#: A verb after "next year" or "last month" that makes it the subject ("Next year is the year of the rat"): the
+#: time is then written bare ("2020 is ..."), not "In 2020 is ...".
+_SUBJECT_VERB = re.compile(r"\s+(?:is|was|will|would|has|had|marks|marked|saw|sees|brings|brought|promises|could|"
+                           r"should|may|might|looks|looked)\b", re.I)
+
+
+def _subject(m: re.Match[str]) -> bool:
+    """True when the matched time, with no word of its own before it, is the subject of the verb after it: it
+    opens the sentence or a clause said or thought ("He said last year was ..."; not "cut rates last month
+    should keep ...")."""
+    before = m.string[:m.start()].rstrip()
+    opens = not re.search(r"\w", before) or bool(re.search(
+        r"\b(?:said|says|say|think|thinks|thought|believe|believes|believed|expect|expects|noted|added|that)$",
+        before, re.I))
+    return not m[1] and opens and bool(_SUBJECT_VERB.match(m.string, m.end()))
+
+
 def _year(m: re.Match[str], day: date) -> str:
-    """'earlier this year' -> 'earlier in 2019'; "this year's" -> "2019's"."""
+    """'earlier this year' -> 'earlier in 2019'; "this year's" -> "2019's"; "Next year is ..." -> "2020 is ..."."""
     shift = {"this": 0, "last": -1, "next": 1}[m[2].lower()]
     year = str(day.year + shift)
     if m[3]:
         return f"{m[1] + ' in ' if m[1] else ''}{year}{m[3]}"
-    return f"{m[1] + ' ' if m[1] else ''}in {year}"
+    return year if _subject(m) else f"{m[1] + ' ' if m[1] else ''}in {year}"
 
 
 def _month(m: re.Match[str], day: date) -> str:
-    """'last month' -> 'in October 2019'."""
+    """'last month' -> 'in October 2019' ("Last month was ..." -> "October 2019 was ...")."""
     shift = {"this": 0, "last": -1, "next": 1}[m[2].lower()]
     index = day.year * 12 + day.month - 1 + shift
     name = f"{MONTHS[index % 12]} {index // 12}"
+    if _subject(m) and not m[3]:
+        return name
     return f"{m[1] + ' in ' if m[1] else 'in '}{name}{m[3] or ''}"
 
 
@@ -151,6 +174,7 @@ def _day(m: re.Match[str], day: date, future: bool) -> str:
     offsets = {"yesterday": -1, "today": 0, "tonight": 0, "tomorrow": 1, "last night": -1}
     if word.startswith("this ") and word.split()[1] in ("morning", "afternoon", "evening"):
         return f"on {_long(day)}"
+    word = re.sub(r"^(yesterday|today|tomorrow) \w+$", r"\1", word)  # "yesterday evening": that day
     if word in offsets:
         return f"on {_long(day + timedelta(days=offsets[word]))}"
     if "last week" in word or "last weekend" in word:
@@ -195,6 +219,23 @@ def _told_forward(sentence: str) -> bool:
 _DAY_PARTS = frozenset(("morning", "afternoon", "evening", "night"))
 
 
+#: "Today," opening a sentence: on a verb in the simple present it says the present, not the page's day.
+_TODAY_PRESENT = re.compile(r"\W*today\s*,", re.I)
+
+
+#: Verbs of a state, which the simple present says holds now ("plague infections are rare"), not happens today.
+_STATES = frozenset(("be", "have", "remain", "exist", "live", "seem", "stay", "lack", "need", "tend", "depend",
+                     "number", "account", "represent", "contain", "include", "own", "hold", "know", "mean"))
+
+
+def _present_tense(doc: Any) -> bool:
+    """True when the main verb is a state's in the simple present ("are", "remain"; not "is launching", "will",
+    nor "releases", an event of the day)."""
+    root = next((t for t in doc if t.dep_ == "ROOT"), None)
+    return (root is not None and root.tag_ in ("VBZ", "VBP") and root.lemma_.lower() in _STATES
+            and not any(c.dep_ in ("aux", "auxpass") for c in root.children))
+
+
 def _not_dates(sentence: str) -> set[int]:
     """Where a weekday or "Today" is no date: "Today" inside a name ("USA Today", "the Today show": capitalised
     after the sentence's first word) and a weekday modifying a noun ("end Saturday publication")."""
@@ -202,6 +243,8 @@ def _not_dates(sentence: str) -> set[int]:
 
     out = {m.start(2) for m in _DAY.finditer(sentence) if m[2] and m[2][:1] == "T" and m[2].lower() == "today"
            and re.search(r"\w", sentence[:m.start(2)])}
+    if _TODAY_PRESENT.match(sentence) and _present_tense(parse(sentence)):
+        out.add(sentence.lower().index("today"))  # "Today, plague infections are rare": the present, said as of
     for t in parse(sentence):
         if (t.lower_ in DAYS and t.dep_ == "compound" and t.head.pos_ in ("NOUN", "PROPN")
                 and t.head.lower_ not in _DAY_PARTS):
@@ -295,7 +338,11 @@ def _bare_months(sentence: str, day: date) -> str:
         edits.append((m.end(), f", {year}" if m[2] else f" {year}"))
     for at, text in reversed(edits):
         sentence = sentence[:at] + text + sentence[at:]
-    return sentence
+    return _PAST_MONTH.sub(lambda m: f"{'I' if m[0][0] == 'T' else 'i'}n {m[1]}", sentence) if edits else sentence
+
+
+#: "This past May" once its year is written ("This past May 2019, ..." -> "In May 2019, ...").
+_PAST_MONTH = re.compile(r"\b[Tt]his past ((?:" + "|".join(MONTHS) + r") \d{4})\b")
 
 
 #: A month or a season counted from the page's ("next March's playoffs", "last summer", "this spring").
@@ -421,19 +468,34 @@ def anchor(sentence: str, published: str) -> str | None:
         return None
     counted = any(p.search(sentence) for p in (_AGO, _YEAR, _IN_MONTH))
     text = sentence if counted else _bare_months(sentence, day)
-    text = _NAMED.sub(lambda m: _named(m, day), text)
-    text = _AGO.sub(lambda m: ago[m.span()] or "", text)  # the spans hold: a count back leaves `text` as it was
-    text = _SPAN.sub(lambda m: _span(m, day), text)
-    text = _IN_MONTH.sub(lambda m: f"{m[1]} {day.year + {'this': 0, 'last': -1, 'next': 1}[m[2].lower()]}", text)
-    text = _YEAR.sub(lambda m: _year(m, day), text)
-    text = _MONTH.sub(lambda m: _month(m, day), text)
+    text = _edit(_NAMED, lambda m: _named(m, day), text)
+    text = _edit(_AGO, lambda m: ago[m.span()] or "", text)  # the spans hold: a count back leaves `text` as it was
+    text = _edit(_SPAN, lambda m: _span(m, day), text)
+    text = _edit(_IN_MONTH, lambda m: f"{m[1]} {day.year + {'this': 0, 'last': -1, 'next': 1}[m[2].lower()]}", text)
+    text = _edit(_YEAR, lambda m: _year(m, day), text)
+    text = _edit(_MONTH, lambda m: _month(m, day), text)
     here = _not_dates(text)  # read again: the edits above moved what follows them
-    text = _DAY.sub(lambda m: m[0] if (m.start(1) if m[1] else m.start(2)) in here else _day(m, day, future), text)
+    text = _edit(_DAY, lambda m: m[0] if (m.start(1) if m[1] else m.start(2)) in here else _day(m, day, future), text)
     if _YTD_OF.search(text):
         return None
-    text = _YTD.sub(f"from 1 January to {_long(day)}", text)
+    text = _edit(_YTD, lambda m: f"from 1 January to {_long(day)}", text)
     text = _as_of(text, day)
-    text = re.sub(r"\b(on|in) (on|in) ", r"\2 ", text)
-    text = re.sub(r"\b(by|until|since|from|before|after|for|into|during|through|throughout|within|of|to) (?:on|in) ",
-                  r"\1 ", text, flags=re.I)
+    text = re.sub(r"\b(on|in) (\[?)(on|in) ", r"\2\3 ", text)
+    text = re.sub(r"\b(by|until|since|from|before|after|for|into|during|through|throughout|within|of|to) "
+                  r"(\[?)(?:on|in) ", r"\1 \2", text, flags=re.I)
     return text[:1].upper() + text[1:]
+
+
+def _edit(pattern: re.Pattern[str], written: Callable[[re.Match[str]], str], text: str) -> str:
+    """`pattern.sub(written, text)`, a date written inside a quotation put in square brackets, the editor's mark
+    for words that are not the speaker's ("“... go out and vote Republican [on 19 November 2019],” he said")."""
+    quotes = [m.span() for m in QUOTATION.finditer(text)]
+
+    def one(m: re.Match[str]) -> str:
+        new = written(m)
+        if new == m[0] or not new.strip() or not any(a <= m.start() < b for a, b in quotes):
+            return new
+        lead, body = new[:len(new) - len(new.lstrip())], new.strip()
+        return f"{lead}[{body}]{new[len(new.rstrip()):]}"
+
+    return pattern.sub(one, text)
