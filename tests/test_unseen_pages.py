@@ -17,7 +17,7 @@ from nonseq.text.prose import reject_reason
 from nonseq.text.sentences import split, strip_dateline
 from nonseq.text.voice import according_to, unframed
 from nonseq.text.when import anchor
-from nonseq.writing.compose import own_words, page_names
+from nonseq.writing.compose import named_in_full, own_words, page_names
 from nonseq.writing.plan import PlanSettings, SourceSentence, Unit, build_plan, language_reason, sentence_reason
 
 
@@ -279,6 +279,9 @@ def test_sentences_run_together_with_no_space_are_two_and_a_clock_time_runs_on_i
     ("The company says so much has changed since 2010.", None),
     ("Experts say so far the market is calm.", None),
     ("Most significantly, Schiff is working against the clock.", 'connective "Most significantly"'),
+    ("Yet the 302-horsepower system will take the car from zero to 60 mph in 5.8 seconds.", 'connective "Yet"'),
+    ("Indeed graphical lighting is a big theme in the concept.", 'connective "Indeed"'),
+    ("Yeti sightings are rare in Nepal.", None),
 ])
 def test_a_sentence_leaning_on_a_place_a_connective_or_an_idioms_noun_is_found(sentence: str,
                                                                                  reason: str | None) -> None:
@@ -429,3 +432,16 @@ def test_a_relative_year_that_is_the_subject_is_written_bare_and_this_past_month
     assert anchor("Sales rose last year.", "2019-11-18") == "Sales rose in 2018."
     assert anchor("This past May, the agency selected 11 companies.", "2019-11-18") == (
         "In May 2019, the agency selected 11 companies.")
+
+
+def test_a_full_name_put_back_inside_a_quotation_is_in_brackets() -> None:
+    """Putting back every surname's full name on the pages' sayable sentences changed a quoted letter's words:
+    "“If elected, Mr. Trump, I can state ...”" became "“If elected, President Donald Trump, I can state ...”"."""
+    page = ["President Donald Trump released a letter from his physician.",
+            "“If elected, Mr. Trump will be the healthiest individual ever elected,” the letter said."]
+    assert named_in_full(page[1], page[1], page, []) == (
+        "“If elected, [President Donald Trump] will be the healthiest individual ever elected,” the letter said.")
+    assert named_in_full("Trump said he was healthy.", "Trump said he was healthy.", page, []) == (
+        "President Donald Trump said he was healthy.")
+    omar = ["A man admitted threatening to kill U.S. Rep. Ilhan Omar, D-Minn.", "He called the offices of Omar."]
+    assert named_in_full(omar[1], omar[1], omar, []) == "He called the offices of Ilhan Omar."  # not "U.S. Ilhan"

@@ -63,7 +63,7 @@ from nonseq.text.voice import ATTRIBUTED
 from nonseq.text.when import relative_spans
 
 _OPENING = re.compile(r"^\W*(" + "|".join(sorted(OPENING_CONNECTIVES, key=len, reverse=True)).replace(" ", r"\s+")
-                      + r")(?:\s*,|(?<=then)\s+(?=[a-z]))|,\s*(then)\s*,"
+                      + r")(?:\s*,|(?<=then)\s+(?=[a-z])|(?:(?<=yet)|(?<=indeed))\s+(?=[A-Za-z]))|,\s*(then)\s*,"
                       r"|^\W*((?:by|in|for|as an?)\b[^,]{0,30}\bcomparison)\s*,"  # "As a rough comparison,"
                       r"|^\W*((?:(?:coming|getting) back|back|returning|turning(?: now| again)?|speaking)"
                       r" (?:to|of)\b)[^,]{0,40},", re.I)  # "Coming back to the market, ...": a topic met before
@@ -504,8 +504,10 @@ def _names(doc: Any) -> list[list[Any]]:
 
 
 def _core(run: list[Any]) -> list[str]:
-    """A name's words without a title ("Mr. Hyatt" -> ["Hyatt"])."""
-    return [t.text for t in run if t.text.lower().rstrip(".") not in TITLES]
+    """A name's words without a title, nor what comes before one ("Mr. Hyatt" -> ["Hyatt"], "U.S. Rep. Ilhan
+    Omar" -> ["Ilhan", "Omar"]: a title parts a place or a body from the name)."""
+    titled = [i for i, t in enumerate(run) if t.text.lower().rstrip(".") in TITLES]
+    return [t.text for t in run[titled[-1] + 1 if titled else 0:]]
 
 
 #: What an office is "of" ("Secretary of State Mike Pompeo"): a run of names after "of" starting with one is no

@@ -31,6 +31,7 @@ from nonseq.text.abbreviations import definitions, spelled_out
 from nonseq.text.furniture import unlink
 from nonseq.text.leaning import definite_subject, institution_name, leaning_reason, surname_referent
 from nonseq.text.parse import keeps_case, order
+from nonseq.text.prose import QUOTATION
 from nonseq.text.reference_words import TITLES
 from nonseq.text.sentences import split, strip_dateline
 from nonseq.text.voice import (
@@ -412,15 +413,21 @@ def standing(records: list[SentenceRecord], title: str = "",
 
 def named_in_full(text: str, first: str, page: list[str], said: list[str]) -> str:
     """The text with its first surname-only person named in full, as the page names them ("Gelsinger
-    said" -> "Pat Gelsinger said"; a title goes with it); the text as it is when the page gives no
-    single full name."""
+    said" -> "Pat Gelsinger said"; a title goes with it; inside a quotation in square brackets: "“If elected,
+    [Donald Trump] will be ...”"); the text as it is when the page gives no single full name."""
     found = surname_referent(first, page, said)
     if found is None or not found[1]:
         return text
     surname, full = found
     titles = "|".join(re.escape(t) for t in sorted(TITLES, key=len, reverse=True))
     pattern = re.compile(rf"\b(?:(?i:{titles})\.?\s+)?{re.escape(surname)}\b(?!\s+[A-Z])")
-    return pattern.sub(full, text, count=1)
+    quotes = [m.span() for m in QUOTATION.finditer(text)]
+
+    def named(m: re.Match[str]) -> str:  # inside a quotation, the editor's words in square brackets
+        marked = any(a <= m.start() < b for a, b in quotes) and text[m.start() - 1:m.start()] != "("
+        return f"[{full}]" if marked else full  # "(James)" is the editor's already
+
+    return pattern.sub(named, text, count=1)
 
 
 def named_institution(text: str, first: str, before: list[str], said: list[str]) -> tuple[str, str]:
