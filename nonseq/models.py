@@ -15,7 +15,8 @@ PAGES_KEY = "pages"
 SECTION_KEY = "section"
 #: The extra payload key of the site's own name for itself ("MacRumors", "The Hill"), from its metadata (og:site_name).
 SITE_KEY = "site"
-#: Payload key set on a chunk whose text begins inside a sentence (the overlap kept only the end of a long one).
+#: Payload key of how many characters a chunk's text begins with that are the end of a sentence the chunk
+#: before holds (the overlap kept only the end of a long one); absent when it begins with a whole sentence.
 CUT_START_KEY = "cut_start"
 #: Namespace for deterministic point ids (uuid5).
 POINT_NAMESPACE = uuid.UUID("6f1c2b8e-4d0a-5b7e-9a31-2c4e5f607182")

@@ -174,8 +174,29 @@ def test_a_chunk_begun_inside_a_sentence_says_so_and_the_plan_leaves_that_senten
     for c in chunks:  # marked exactly when the chunk's text does not begin a sentence of the page
         begins = any(c.text.startswith(s) for s in [*SENTENCES, long])
         assert bool(c.extra.get(CUT_START_KEY)) is not begins, c.text[:60]
-    assert cut[0].to_payload()[CUT_START_KEY] is True  # kept in the store's payload, read back by the plan
+    for c in cut:  # how much of its text is that sentence's end, kept in the store's payload for the plan
+        tail = c.text[:c.to_payload()[CUT_START_KEY]]
+        assert any(whole.endswith(tail) and whole != tail for whole in [*SENTENCES, long]), tail
 
     candidates = [Candidate(chunk=c, group=SourceKind.RESEARCH, scores={"final": 1.0}) for c in cut]
     said = source_sentences(candidates, PlanSettings(), False)
     assert [s.id for s in said if s.reason == CUT_START] == [f"c{i}.s0" for i in range(len(cut))]
+
+
+def test_every_sentence_in_a_cut_sentences_end_is_left_out_and_a_lone_closing_mark_joins_its_sentence() -> None:
+    """A dev article said "The regime must take responsibility ..." as a plain statement: a chunk began with
+    the end of a spokesman's long quotation ("to food and other basic needs. The regime must ... aid.”"),
+    which split into a fragment, the quotation's last sentence and a lone "”"."""
+    text = ("to food and other basic needs. The regime must take responsibility for its choice and the pressure "
+            "must continue for Damascus to allow the U.N. to deliver aid.”\nUnited Nations spokesman Farhan "
+            "Haq told Polygraph that the U.N. is working with the coalition forces on the camp.")
+    head = text.index("\n")
+    chunk = Chunker(count).chunks(make_doc(text), topic_slug="t", category="c", domain="example.org")[0]
+    assert chunk.text == text and CUT_START_KEY not in chunk.extra  # the page itself starts so
+    chunk.extra[CUT_START_KEY] = head  # as the chunker marks a chunk whose overlap kept that much
+    said = source_sentences([Candidate(chunk=chunk, group=SourceKind.RESEARCH)], PlanSettings(), False)
+    assert [s.reason == CUT_START for s in said] == [True, True, False]  # the quotation's end is no statement
+    assert said[1].text.endswith("deliver aid.”")  # its closing mark stays with it, not a sentence of its own
+    old = Candidate(chunk=chunk, group=SourceKind.RESEARCH)
+    old.chunk.extra[CUT_START_KEY] = True  # a store written when the mark was True: its first sentence
+    assert [s.reason == CUT_START for s in source_sentences([old], PlanSettings(), False)] == [True, False, False]

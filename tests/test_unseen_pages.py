@@ -445,3 +445,12 @@ def test_a_full_name_put_back_inside_a_quotation_is_in_brackets() -> None:
         "President Donald Trump said he was healthy.")
     omar = ["A man admitted threatening to kill U.S. Rep. Ilhan Omar, D-Minn.", "He called the offices of Omar."]
     assert named_in_full(omar[1], omar[1], omar, []) == "He called the offices of Ilhan Omar."  # not "U.S. Ilhan"
+
+
+def test_a_straight_mark_pairs_with_a_curly_one_and_a_lone_closing_mark_joins_its_sentence() -> None:
+    """Pages that mix straight and curly quotation marks had a curly mark added to a sentence already closed
+    ("... saying, "I am committed ... us.”" became "“After the hearing ..."), and a lone "”" split off as a
+    sentence of its own ("We’re coming in!" and "“” an officer shouts.")."""
+    mixed = 'After the hearing, Hawk Sawyer issued a statement, saying, "I am committed to this agency.”'
+    assert split(mixed) == [mixed]
+    assert split("“We’re coming in!” an officer shouts.") == ["“We’re coming in!” an officer shouts."]

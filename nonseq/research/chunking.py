@@ -105,8 +105,8 @@ class Chunker:
                 chunk.extra[SECTION_KEY] = doc.section
             if doc.site_name:
                 chunk.extra[SITE_KEY] = doc.site_name
-            if window and window[0].mid:  # its first sentence is the end of one the chunk before holds
-                chunk.extra[CUT_START_KEY] = True
+            if window and window[0].mid:  # it begins with the end of a sentence the chunk before holds
+                chunk.extra[CUT_START_KEY] = len(window[0].text)
             if doc.line_pages:
                 chunk.pages, breaks = _pages_of(window)
                 if breaks:

@@ -187,13 +187,14 @@ _BANG_NAME = re.compile(r"(?<![\w!])(?:E|Yahoo|Jeopardy)!$")
 
 
 def _joins(piece: str, before: str) -> bool:
-    """True when a piece continues the one before (lower case, punctuation, a marker, a time zone, after a
-    dot with a space before it: a wire service's code, "across the globe .MIWD00000PUS gained 0.02%"; or the
-    speaker of a question or exclamation quoted before it, the rest of a name like "E! News", or a name after
-    a title such as "Rt. Hon.")."""
+    """True when a piece continues the one before (lower case, punctuation, a closing quotation mark, a marker,
+    a time zone, after a dot with a space before it: a wire service's code, "across the globe .MIWD00000PUS
+    gained 0.02%"; or the speaker of a question or exclamation quoted before it, the rest of a name like "E!
+    News", or a name after a title such as "Rt. Hon.")."""
     body = piece.lstrip()
     after_time = before.rstrip().endswith(("a.m.", "p.m.")) and bool(_CLOCK_RUNS_ON.match(body))
-    return bool(body) and (body[0].islower() or body[0] in ",;:)]}" or bool(_MARKER_START.match(body))
+    return bool(body) and (body[0].islower() or body[0] in ",;:)]}”" or not body.strip("\"'’")  # a closing mark
+                           or bool(_MARKER_START.match(body))
                            or after_time or bool(re.search(r"\s\.$", before.rstrip()))
                            or bool(_ASKED.search(before) and _SPEAKER.match(body))
                            or bool(_BANG_NAME.search(before.rstrip()))
@@ -249,6 +250,8 @@ def strip_dateline(sentence: str) -> str:
 def balance_quotes(sentence: str) -> str:
     """Close a quotation a split left open, or open one it left closed (quotes span sentences)."""
     opens, closes = sentence.count("“"), sentence.count("”")
+    if opens != closes and sentence.count('"') % 2 and abs(opens - closes) == 1:
+        return sentence  # a straight mark pairs with a curly one ("saying, "I am committed ... us.”")
     if opens > closes:
         return sentence + "”"
     if closes > opens:

@@ -232,8 +232,16 @@ def sentence_reason(text: str, cfg: PlanSettings, second_person: bool) -> str:
     return reason
 
 
-#: Why a chunk's first sentence is left out when the chunker began the chunk inside it (`CUT_START_KEY`).
+#: Why a sentence is left out when it lies in the end of a cut sentence a chunk begins with (`CUT_START_KEY`).
 CUT_START = "fragment: starts mid-sentence (the chunk begins inside it)"
+
+
+def cut_chars(mark: object) -> int:
+    """How many characters a chunk begins with that are the end of a cut sentence (`CUT_START_KEY`): its
+    number; 1 for a store written when the mark was only True (its first sentence); 0 when there is none."""
+    return 1 if mark is True else mark if isinstance(mark, int) and mark > 0 else 0
+
+
 #: Why a page in another language is left out.
 FOREIGN = "page in another language"
 
@@ -272,10 +280,12 @@ def source_sentences(chunks: Sequence[Candidate], cfg: PlanSettings,
     for ci, c in enumerate(chunks):
         score = float(c.scores.get("final", c.score))
         title = " ".join((c.chunk.title or c.chunk.domain or c.chunk.url).split())
+        cut, at = cut_chars(c.chunk.extra.get(CUT_START_KEY)), 0
         for si, raw in enumerate(split(c.chunk.text)):
             text = clean_inline(strip_dateline(raw))
-            reason = foreign.get(c.chunk.url) or (CUT_START if si == 0 and c.chunk.extra.get(CUT_START_KEY)
-                                                  else sentence_reason(text, cfg, second_person))
+            found = c.chunk.text.find(raw.lstrip("“\"")[:40], at)  # where it starts (a mark the split put first aside)
+            at = found if found >= 0 else at
+            reason = foreign.get(c.chunk.url) or (CUT_START if at < cut else sentence_reason(text, cfg, second_person))
             anchored = anchor(text, c.chunk.published) if not reason else text
             if anchored is None:
                 reason = ("relative time, and the page has no date" if page_date(c.chunk.published) is None
