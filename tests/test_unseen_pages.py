@@ -15,9 +15,9 @@ from nonseq.text.leaning import leaning_reason, surname_referent
 from nonseq.text.parse import fragment
 from nonseq.text.prose import reject_reason
 from nonseq.text.sentences import split, strip_dateline
-from nonseq.text.voice import according_to, unframed
+from nonseq.text.voice import according_to, speech, unframed
 from nonseq.text.when import anchor
-from nonseq.writing.compose import named_in_full, own_words, page_names
+from nonseq.writing.compose import named_in_full, own_words, page_names, quotation
 from nonseq.writing.plan import PlanSettings, SourceSentence, Unit, build_plan, language_reason, sentence_reason
 
 
@@ -454,3 +454,19 @@ def test_a_straight_mark_pairs_with_a_curly_one_and_a_lone_closing_mark_joins_it
     mixed = 'After the hearing, Hawk Sawyer issued a statement, saying, "I am committed to this agency.”'
     assert split(mixed) == [mixed]
     assert split("“We’re coming in!” an officer shouts.") == ["“We’re coming in!” an officer shouts."]
+
+
+def test_a_quotation_needs_a_verb_of_saying_and_its_speaker_is_who_spoke() -> None:
+    """Every direct-speech sentence of the pages, rendered as the article quotes it, held "Sounds like a tall
+    order: “Become an online leader”", "Was how Ford described it to friends: “...”" and "He said, although it
+    could later support preparations for human missions to Mars: “...”"."""
+    assert not speech("“Become an online leader” sounds like a tall order.")  # no one says it
+    assert speech('"Hands! Let me see your hands!" an officer ordered.')
+    assert quotation("“The Klingon Empire has decided that we should formalize our relationship,” was how Ford "
+                     "described it to friends.", 45) == (
+        "Ford described it to friends: “The Klingon Empire has decided that we should formalize our relationship”")
+    assert quotation("“I do not really see a required role for the Gateway in the lunar program,” he said, although "
+                     "it could later support preparations for human missions to Mars.", 45) == (
+        "He said: “I do not really see a required role for the Gateway in the lunar program”")
+    assert quotation("“We don't want those people,” said Sowers, who is also considering Joe Biden.", 45).startswith(
+        "Sowers, who is also considering Joe Biden, said: “")  # a clause about the speaker before the verb stays

@@ -180,11 +180,22 @@ SPEECH = re.compile(r"^[\"“](?P<quote>[^\"“”]{20,}?)[,.!?]?[\"”],?\s+(?P
 SPEECH_TAIL = re.compile(r"^(?P<quote>[^\"“”]{20,}?)[,.!?]?[\"”],?\s+(?P<who>[^\"“”]{2,80}?)\.?[\"”]?$")
 
 
+#: A verb of saying (or "according to") in the words after a quotation: they name its speaker ("she said", "an
+#: officer ordered"); words without one are no speaker ("“Become an online leader” sounds like a tall order").
+SAYS = re.compile(
+    r"\b(?:(?:say|tell|write|add|ask|explain|note|recall|continue|conclude|repl|respond|state|argue|tweet|post|"
+    r"insist|warn|declare|announce|comment|report|describe|admit|acknowledge|claim|agree|urge|joke|shout|wonder|"
+    r"cr|exclaim|suggest|testif|plead|read|remark|quip|observe|emphasi[sz]e|stress|confirm|predict|promise|"
+    r"boast|complain|recount|muse|sigh|laugh|text|email|whisper|yell|scream|vow|pledge|maintain|contend|assert|"
+    r"sing|mention|reflect|concede|point)\w*|said|told|wrote|sang|ordered|according to|put it|puts it)\b", re.I)
+
+
 def speech(text: str) -> bool:
-    """True when a source sentence is direct speech with its speaker (`"...," she said.`)."""
+    """True when a source sentence is direct speech with its speaker (`"...," she said.`): the words after the
+    quotation hold a verb of saying (`SAYS`)."""
     text = strip_dateline(text.strip())
     found = SPEECH.match(text) or SPEECH_TAIL.match(text)
-    return found is not None and len(tokens(found["who"])) <= 14
+    return found is not None and len(tokens(found["who"])) <= 14 and bool(SAYS.search(found["who"]))
 
 
 _SEPARATORS = re.compile(r"\s+(?:\||–|—|-|::|·|•)\s+")

@@ -35,6 +35,7 @@ from nonseq.text.prose import QUOTATION
 from nonseq.text.reference_words import TITLES
 from nonseq.text.sentences import split, strip_dateline
 from nonseq.text.voice import (
+    SAYS,
     SPEECH,
     SPEECH_TAIL,
     according_to,
@@ -176,6 +177,11 @@ def clean(reply: str, most: int) -> str:
     return text[:1].upper() + text[1:]
 
 
+#: A clause after the speaker's verb that says more than who spoke ("he said, although it could later ...").
+_AFTER_SPEAKER = re.compile(r",\s+(?:although|though|including|adding|noting|citing|but|while|because|as|which|"
+                            r"referring|speaking)\b.*$", re.I)
+
+
 def quotation(text: str, max_words: int) -> str:
     """Direct speech as a quotation with its speaker: `"...," she said.` (or only its end, when the
     quotation began a sentence earlier) becomes `She said: “...”` (the same words, one pair of
@@ -186,7 +192,10 @@ def quotation(text: str, max_words: int) -> str:
     found = SPEECH.match(text) or SPEECH_TAIL.match(text)
     if not found or len(tokens(found["who"])) > 14:
         return text
-    who = found["who"]
+    who = re.sub(r"^(?:was|is) how\s+", "", found["who"], flags=re.I)  # "was how Ford described it" -> "Ford ..."
+    says = SAYS.search(who)
+    if says is not None:  # "he said, although it could ...": a clause after the verb is no part of who said it
+        who = who[:says.end()] + _AFTER_SPEAKER.sub("", who[says.end():])
     if who.lower().startswith(("said ", "says ", "added ", "wrote ")):  # "said John Roth, head of X"
         verb, _, name = who.partition(" ")  # an appositive keeps its commas: "John Roth, head of X, said"
         who = f"{name.rstrip(',')}, {verb.lower()}" if "," in name else f"{name} {verb.lower()}"
