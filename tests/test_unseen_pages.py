@@ -17,7 +17,7 @@ from nonseq.text.prose import reject_reason
 from nonseq.text.sentences import split, strip_dateline
 from nonseq.text.voice import according_to, speech, unframed
 from nonseq.text.when import anchor
-from nonseq.writing.compose import named_in_full, own_words, page_names, quotation
+from nonseq.writing.compose import named_in_full, named_institution, own_words, page_names, quotation
 from nonseq.writing.plan import PlanSettings, SourceSentence, Unit, build_plan, language_reason, sentence_reason
 
 
@@ -470,3 +470,17 @@ def test_a_quotation_needs_a_verb_of_saying_and_its_speaker_is_who_spoke() -> No
         "He said: “I do not really see a required role for the Gateway in the lunar program”")
     assert quotation("“We don't want those people,” said Sowers, who is also considering Joe Biden.", 45).startswith(
         "Sowers, who is also considering Joe Biden, said: “")  # a clause about the speaker before the verb stays
+
+
+def test_a_possessive_name_put_back_takes_no_the_and_one_inside_a_quotation_is_in_brackets() -> None:
+    """Putting back every definite subject's name on the pages held "The Ford’s Mustang Mach E was unveiled ..."
+    and a quotation's words changed ("“The US President wants the option ...”")."""
+    mach = "The Mach E was unveiled ahead of the Los Angeles show."
+    assert named_institution(mach, mach, ["Ford’s Mustang Mach E will be on display."], [])[0] == (
+        "Ford’s Mustang Mach E was unveiled ahead of the Los Angeles show.")
+    said = '"The president wants a bigger deal with China," said Derek Scissors.'
+    assert named_institution(said, said, ["US President Donald Trump spoke on Monday."], [])[0] == (
+        '"[The US President] wants a bigger deal with China," said Derek Scissors.')
+    esa = "The agency said its researchers examined hibernation."
+    assert named_institution(esa, esa, ["The European Space Agency studied hibernation."], [])[0] == (
+        "The European Space Agency said its researchers examined hibernation.")

@@ -444,7 +444,8 @@ def named_institution(text: str, first: str, before: list[str], said: list[str])
     agency said" -> "The European Space Agency said"), when the page's nearest mention before it
     (`before`) is that proper name and the article before has not said it (`leaning.institution_name`),
     and the page sentence that names it (cited beside the source, so a reader can check the name); the
-    text as it is and "" otherwise."""
+    text as it is and "" otherwise. A possessive name takes no "The" ("Ford’s Mustang Mach E"); inside a
+    quotation the name goes in square brackets."""
     noun = definite_subject(first)
     full, naming = institution_name(noun, before, said) if noun else ("", "")
     if not full:
@@ -452,7 +453,10 @@ def named_institution(text: str, first: str, before: list[str], said: list[str])
     match = re.search(rf"\bThe\s+(?:\w+\s+){{0,2}}?{re.escape(noun)}\b", text, re.I)
     if match is None:
         return text, ""
-    return text[:match.start()] + f"{text[match.start()]}he {full}" + text[match.end():], naming
+    named = full if re.search(r"\w['’]s\b", full) else f"{text[match.start()]}he {full}"  # "Ford’s Mustang Mach E"
+    if any(m.start() <= match.start() < m.end() for m in QUOTATION.finditer(text)):
+        named = f"[{named}]"  # inside a quotation, the editor's words in square brackets
+    return text[:match.start()] + named + text[match.end():], naming
 
 
 def page_sentences(plan: WritePlan) -> dict[str, list[str]]:
