@@ -15,7 +15,7 @@ from nonseq.text.leaning import leaning_reason, surname_referent
 from nonseq.text.parse import fragment
 from nonseq.text.prose import reject_reason
 from nonseq.text.sentences import split, strip_dateline
-from nonseq.text.voice import according_to, speech, unframed
+from nonseq.text.voice import according_to, site_name, speech, unframed
 from nonseq.text.when import anchor
 from nonseq.writing.compose import named_in_full, named_institution, own_words, page_names, quotation
 from nonseq.writing.plan import PlanSettings, SourceSentence, Unit, build_plan, language_reason, sentence_reason
@@ -484,3 +484,11 @@ def test_a_possessive_name_put_back_takes_no_the_and_one_inside_a_quotation_is_i
     esa = "The agency said its researchers examined hibernation."
     assert named_institution(esa, esa, ["The European Space Agency studied hibernation."], [])[0] == (
         "The European Space Agency said its researchers examined hibernation.")
+
+
+def test_a_quotation_a_headline_ends_on_is_no_sites_name() -> None:
+    """Every page's source name, listed, held "‘The plague is coming’" for Express.co.uk's page: the headline's
+    last part, after a dash, was read as the site's name."""
+    title = "Bubonic plague: Third case of plague in China as panic begins - ‘The plague is coming’"
+    assert site_name(title, "https://www.express.co.uk/news/world/1", "Express.co.uk") == "Express.co.uk"
+    assert site_name("Review | Engadget", "https://www.engadget.com/x") == "Engadget"

@@ -218,8 +218,11 @@ def page_title(title: str) -> str:
 
 
 def _short_name(name: str) -> str:
-    """A name fit to frame a sentence with: 1-4 words, at most 40 characters, not a section's word ("" if not)."""
+    """A name fit to frame a sentence with: 1-4 words, at most 40 characters, not a section's word nor a quotation
+    ("" if not)."""
     name = " ".join(name.strip(" _").split())
+    if name[:1] in "‘“\"'":  # a quotation a headline ends on ("... - ‘The plague is coming’") is no site's name
+        return ""
     if 1 <= len(name.split()) <= 4 and len(name) <= 40 and re.search(r"[A-Za-z]", name) and not _GENERIC.match(name):
         return name
     return ""
