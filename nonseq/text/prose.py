@@ -185,6 +185,12 @@ def leans_back(sentence: str) -> bool:
     return bool(LEANS_BACK.match(sentence))
 
 
+def quoted_at(text: str, at: int) -> bool:
+    """True when position `at` of the text lies inside a quotation (`QUOTATION`): the speaker's words, which an
+    edit of the article's marks as the editor's ("[on 19 November 2019]")."""
+    return any(m.start() <= at < m.end() for m in QUOTATION.finditer(text))
+
+
 def unquoted(text: str) -> str:
     """The text with its quotations removed (what the source's author says in their own voice)."""
     return QUOTATION.sub(" ", text)

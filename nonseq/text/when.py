@@ -30,7 +30,7 @@ from collections.abc import Callable
 from datetime import date, timedelta
 from typing import Any
 
-from nonseq.text.prose import QUOTATION, result_line
+from nonseq.text.prose import QUOTATION, quoted_at, result_line
 
 DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
@@ -489,11 +489,9 @@ def anchor(sentence: str, published: str) -> str | None:
 def _edit(pattern: re.Pattern[str], written: Callable[[re.Match[str]], str], text: str) -> str:
     """`pattern.sub(written, text)`, a date written inside a quotation put in square brackets, the editor's mark
     for words that are not the speaker's ("“... go out and vote Republican [on 19 November 2019],” he said")."""
-    quotes = [m.span() for m in QUOTATION.finditer(text)]
-
     def one(m: re.Match[str]) -> str:
         new = written(m)
-        if new == m[0] or not new.strip() or not any(a <= m.start() < b for a, b in quotes):
+        if new == m[0] or not new.strip() or not quoted_at(text, m.start()):
             return new
         lead, body = new[:len(new) - len(new.lstrip())], new.strip()
         return f"{lead}[{body}]{new[len(new.rstrip()):]}"

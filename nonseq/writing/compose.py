@@ -31,7 +31,7 @@ from nonseq.text.abbreviations import definitions, spelled_out
 from nonseq.text.furniture import unlink
 from nonseq.text.leaning import definite_subject, institution_name, leaning_reason, surname_referent
 from nonseq.text.parse import keeps_case, order
-from nonseq.text.prose import QUOTATION
+from nonseq.text.prose import quoted_at
 from nonseq.text.reference_words import TITLES
 from nonseq.text.sentences import split, strip_dateline
 from nonseq.text.voice import (
@@ -430,10 +430,8 @@ def named_in_full(text: str, first: str, page: list[str], said: list[str]) -> st
     surname, full = found
     titles = "|".join(re.escape(t) for t in sorted(TITLES, key=len, reverse=True))
     pattern = re.compile(rf"\b(?:(?i:{titles})\.?\s+)?{re.escape(surname)}\b(?!\s+[A-Z])")
-    quotes = [m.span() for m in QUOTATION.finditer(text)]
-
     def named(m: re.Match[str]) -> str:  # inside a quotation, the editor's words in square brackets
-        marked = any(a <= m.start() < b for a, b in quotes) and text[m.start() - 1:m.start()] != "("
+        marked = quoted_at(text, m.start()) and text[m.start() - 1:m.start()] != "("
         return f"[{full}]" if marked else full  # "(James)" is the editor's already
 
     return pattern.sub(named, text, count=1)
@@ -454,7 +452,7 @@ def named_institution(text: str, first: str, before: list[str], said: list[str])
     if match is None:
         return text, ""
     named = full if re.search(r"\w['’]s\b", full) else f"{text[match.start()]}he {full}"  # "Ford’s Mustang Mach E"
-    if any(m.start() <= match.start() < m.end() for m in QUOTATION.finditer(text)):
+    if quoted_at(text, match.start()):
         named = f"[{named}]"  # inside a quotation, the editor's words in square brackets
     return text[:match.start()] + named + text[match.end():], naming
 
