@@ -169,6 +169,8 @@ def test_a_sentence_whose_definite_subject_its_predecessor_names_is_planned_with
     assert len(alone.sentences) == 1
     assert definite_subject("The plant will make processors.") == "plant"
     assert definite_subject("The Doobie Brothers will tour in 2020.") == ""
+    assert definite_subject("The scan revealed severe inflammation.") == "scan"  # tagged as an adjective
+    assert definite_subject("The same is true for the escape key.") == ""
 
 
 def test_a_restatement_that_brings_in_leaning_fails_and_one_whose_source_leans_does_not() -> None:

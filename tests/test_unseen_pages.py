@@ -282,6 +282,16 @@ def test_sentences_run_together_with_no_space_are_two_and_a_clock_time_runs_on_i
     ("Yet the 302-horsepower system will take the car from zero to 60 mph in 5.8 seconds.", 'connective "Yet"'),
     ("Indeed graphical lighting is a big theme in the concept.", 'connective "Indeed"'),
     ("Yeti sightings are rare in Nepal.", None),
+    # a sequence adverb on the main verb, after an event the sentence does not name (a court report, a case report)
+    ("Law enforcement then acted quickly to gain entry into the hotel room.",
+     '"then" after an event the sentence does not name'),
+    ("The doctor subsequently prescribed the man steroids.",
+     '"subsequently" after an event the sentence does not name'),
+    ("Volker later said he would have objected.", '"later" after an event the sentence does not name'),
+    ("The man was subsequently quarantined after the diagnosis.", None),  # the sentence names the event
+    ("Officers stopped the car and later arrested the driver.", None),
+    ("The company will announce the terms later on Wednesday.", None),
+    ("If you start believing in yourself, then good things will happen.", None),
 ])
 def test_a_sentence_leaning_on_a_place_a_connective_or_an_idioms_noun_is_found(sentence: str,
                                                                                  reason: str | None) -> None:
@@ -396,6 +406,18 @@ def test_an_office_before_a_name_is_not_put_back_as_part_of_it() -> None:
     page = ["The Arab League condemned the move announced by US Secretary of State Mike Pompeo.",
             "Pompeo said that after legal consultation Washington had changed its view."]
     assert surname_referent(page[1], page, []) == ("Pompeo", "Mike Pompeo")
+
+
+def test_a_place_or_a_team_before_a_name_is_not_put_back_as_part_of_it() -> None:
+    """Dev articles put back "Ukraine Marie Yovanovitch" and "Browns Greedy Williams": a word that stands on its
+    own elsewhere on the page is no part of the three-word run before the name; a middle initial is."""
+    page = ["Former U.S. Ambassador to Ukraine Marie Yovanovitch testified on Friday.",
+            "The envoy said aid to Ukraine was held back.", "Yovanovitch said she felt threatened."]
+    assert surname_referent(page[2], page, []) == ("Yovanovitch", "Marie Yovanovitch")
+    page = ["Browns Greedy Williams was flagged once.", "The Browns lost.", "Williams said he would learn from it."]
+    assert surname_referent(page[2], page, []) == ("Williams", "Greedy Williams")
+    page = ["Patrick W. Carlineo pleaded guilty.", "Patrick's lawyer spoke.", "Carlineo said he was sorry."]
+    assert surname_referent(page[2], page, []) == ("Carlineo", "Patrick W. Carlineo")
 
 
 def test_a_date_written_inside_a_quotation_is_in_brackets_and_for_now_goes_whole() -> None:

@@ -26,7 +26,8 @@ finds, or returns None:
 - an opening that repeats a predicate said before ("So is coal power.", "Nor has Beijing ...");
 - an opening relative "Which" ("Which is not to say ...");
 - a phrase that points at another part of its page ("the strategies above", "as mentioned earlier");
-- "there" for a place the sentence does not name ("Four teams from there ...").
+- "there" for a place the sentence does not name ("Four teams from there ...");
+- a sequence adverb on the main verb after an event the sentence does not name ("Volker later said").
 
 Given `page` (the sentences of its source page) and `said` (what the article says before it, the
 headline included): a person named by surname only ("Hyatt said", "Mr. Hyatt") whose full name
@@ -42,9 +43,11 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
+from nonseq.text.names import full_names, name_core, name_runs, page_person
 from nonseq.text.parse import parse, people, with_entities
 from nonseq.text.prose import QUOTATION, leans_back
 from nonseq.text.reference_words import (
+    ANCHORING,
     COLLECTIVE,
     COMPARED,
     CONNECTIVES,
@@ -54,10 +57,12 @@ from nonseq.text.reference_words import (
     PEOPLE,
     PERSON,
     PRONOUNS,
+    SEQUEL_JOINERS,
+    SEQUEL_TIED,
+    SEQUELS,
     SPEECH_VERBS,
     THING,
     TIME_NOUNS,
-    TITLES,
 )
 from nonseq.text.voice import ATTRIBUTED
 from nonseq.text.when import relative_spans
@@ -393,9 +398,31 @@ def _there(doc: Any) -> str:
     return ""
 
 
+def _sequel(doc: Any) -> str:
+    """A sequence adverb on the main verb ("Volker later said", "Rudolph then tried", "was subsequently
+    quarantined"): after an event the sentence does not name; not "later this year", "two days later", "and
+    then", nor one whose sentence names the event ("after the diagnosis", "if ..., then", "when ...")."""
+    for t in doc:
+        if (t.lower_ not in SEQUELS or t.dep_ != "advmod" or t.head.dep_ != "ROOT" or any(t.children)
+                or any(w.lower_ in ANCHORING for w in doc)):
+            continue
+        before = doc[t.i - 1].lower_ if t.i else ""
+        after = doc[t.i + 1].lower_ if t.i + 1 < len(doc) else ""
+        if before not in SEQUEL_JOINERS and after not in SEQUEL_TIED:
+            return f'"{t.text}" after an event the sentence does not name'
+    return ""
+
+
 CHECKS: tuple[Callable[[Any], str], ...] = (_connective, _quotation, _pronoun, _demonstrative, _additive,
                                             _other, _both, _counted, _elliptical, _relative_opening, _page_deixis,
-                                            _there)
+                                            _there, _sequel)
+
+
+def _common_noun(t: Any) -> bool:
+    """True for a common noun, or a word the tagger took for an adjective where a noun stands ("The scan
+    revealed ...": an argument of its verb, with a determiner)."""
+    return bool(t.pos_ == "NOUN" or (t.tag_ == "JJ" and t.dep_ in ("nsubj", "nsubjpass", "dobj", "pobj")
+                                    and t.lower_ not in _RANKS and any(c.dep_ == "det" for c in t.children)))
 
 
 def definite_subject(sentence: str) -> str:
@@ -407,7 +434,7 @@ def definite_subject(sentence: str) -> str:
     if len(words) < 3 or words[0].lower_ != "the":
         return ""
     subject = words[0].head
-    if subject.pos_ != "NOUN" or not subject.dep_.startswith("nsubj") or subject.i > words[0].i + 3:
+    if not _common_noun(subject) or not subject.dep_.startswith("nsubj") or subject.i > words[0].i + 3:
         return ""
     return str(subject.lemma_).lower()
 
@@ -461,7 +488,7 @@ def points_back(sentence: str, before: Sequence[str], said: Sequence[str] = ()) 
             continue
         noun = t.head
         lemma = str(noun.lemma_).lower()
-        if noun.pos_ != "NOUN" or not noun.is_alpha or lemma in UNIQUE or lemma in TIME_NOUNS:
+        if not _common_noun(noun) or not noun.is_alpha or lemma in UNIQUE or lemma in TIME_NOUNS:
             continue
         if any(c.dep_ in _IDENTIFYING or (c.dep_ == "prep" and c.lower_ == "of") or c.pos_ == "PROPN"
                or c.tag_ == "JJS" or c.lower_ in _RANKS for c in noun.children):
@@ -491,56 +518,6 @@ def _sentence_reason(sentence: str) -> str:
     return next((why for check in CHECKS if (why := check(doc))), "")
 
 
-def _names(doc: Any) -> list[list[Any]]:
-    """Runs of capitalised proper nouns in a parsed text ("Dave Hyatt", "Mr. Hyatt", "Mozilla")."""
-    runs: list[list[Any]] = []
-    for t in doc:
-        if t.pos_ == "PROPN" and t.text[:1].isupper():
-            if runs and runs[-1][-1].i == t.i - 1:
-                runs[-1].append(t)
-            else:
-                runs.append([t])
-    return runs
-
-
-def _core(run: list[Any]) -> list[str]:
-    """A name's words without a title, nor what comes before one ("Mr. Hyatt" -> ["Hyatt"], "U.S. Rep. Ilhan
-    Omar" -> ["Ilhan", "Omar"]: a title parts a place or a body from the name)."""
-    titled = [i for i, t in enumerate(run) if t.text.lower().rstrip(".") in TITLES]
-    return [t.text for t in run[titled[-1] + 1 if titled else 0:]]
-
-
-#: What an office is "of" ("Secretary of State Mike Pompeo"): a run of names after "of" starting with one is no
-#: person's name ("State Mike Pompeo").
-_OFFICES = frozenset(("state", "defense", "defence", "staff", "commerce", "justice", "energy", "health", "education",
-                      "labor", "labour", "treasury", "transportation", "transport", "agriculture", "interior",
-                      "homeland", "security", "veterans", "affairs", "housing", "finance", "trade", "police",
-                      "foreign", "home", "war", "navy", "army", "the"))
-
-
-def _person_part(run: list[Any]) -> list[Any]:
-    """A run of names without the office words that open it after "of" ("[of] State Mike Pompeo" -> "Mike
-    Pompeo")."""
-    if run[0].i and run[0].doc[run[0].i - 1].lower_ == "of":
-        while run and run[0].lower_ in _OFFICES:
-            run = run[1:]
-    return run
-
-
-@lru_cache(maxsize=256)
-def _full_names(page: tuple[str, ...]) -> dict[str, list[str]]:
-    """Surname -> full names, for every name of two or three words a page gives ("Hyatt": ["Dave Hyatt"])."""
-    out: dict[str, list[str]] = {}
-    for sentence in page:
-        for run in _names(parse(sentence)):
-            core = _core(_person_part(run))
-            if 2 <= len(core) <= 3 and all(w.replace("-", "").replace("'", "").replace(".", "").isalpha()
-                                           for w in core):
-                names = out.setdefault(core[-1], [])
-                names += [" ".join(core)] if " ".join(core) not in names else []
-    return out
-
-
 def surname_referent(sentence: str, page: Sequence[str], said: Sequence[str]) -> tuple[str, str] | None:
     """(surname, full name) of the first person the sentence names by one word only (titled, a speaker
     whose full name the page gives, or a person the named-entity recogniser finds) whom the article
@@ -549,33 +526,25 @@ def surname_referent(sentence: str, page: Sequence[str], said: Sequence[str]) ->
     speaker = _speaker(doc, [])
     before = " ".join(said)
     persons: frozenset[str] | None = None
-    full = _full_names(tuple(page))
-    runs = _names(doc)
+    full = full_names(tuple(page))
+    runs = name_runs(doc)
     if (speaker is not None and speaker.pos_ != "PROPN" and speaker.text in full  # "Martins said" read as a noun
             and not any(speaker in run for run in runs)):
         runs.append([speaker])
     for run in runs:
-        core = _core(run)
+        core = name_core(run)
         if len(core) != 1 or re.search(rf"\b{re.escape(core[0])}\b", before):
             continue
         names = [n for n in full.get(core[0], []) if n != core[0]]
         if any(name in doc.text for name in names):
             continue
         titled, speaks = len(core) < len(run), speaker is not None and speaker in run
-        if not (titled or (speaks and names) or _page_person(names, page)):
+        if not (titled or (speaks and names) or page_person(names, page)):
             persons = people(sentence) if persons is None else persons  # else a person the recogniser finds
             if core[0] not in persons:  # ("Intel said" is not)
                 continue
         return core[0], names[0] if len(names) == 1 else ""
     return None
-
-
-def _page_person(names: Sequence[str], page: Sequence[str]) -> bool:
-    """True when the page gives one full name for a surname and the recogniser reads it as a person there
-    ("Owen Dempsey" for "Dempsey talked with the man")."""
-    if len(names) != 1:
-        return False
-    return any(names[0] in people(s) for s in page if names[0] in s)
 
 
 def _surname(sentence: str, page: Sequence[str], said: Sequence[str]) -> str:

@@ -25,6 +25,13 @@ OPENING_CONNECTIVES = ("afterward", "afterwards", "then", "eventually", "still",
                        "more significantly", "most significantly", "better yet", "better still", "worse", "even worse",
                        "worse still", "best of all", "worst of all", "to make matters worse", "on top of that",
                        "beyond that", "not only that", "that aside")
+#: Sequence adverbs on a main verb ("Volker later said"): after an event the sentence must name, unless
+#: joined ("and then": SEQUEL_JOINERS), tied to a time ("later this year": SEQUEL_TIED) or anchored by a
+#: word that names the event ("after the diagnosis", "if ..., then": ANCHORING).
+SEQUELS = frozenset(("later", "then", "subsequently", "afterwards", "afterward", "thereafter"))
+SEQUEL_JOINERS = frozenset(("and", "or", "but", ",", "since", "until", "just", "even", "by", "from", "not", "much"))
+SEQUEL_TIED = frozenset(("in", "on", "at", "this", "that", "today", "tonight", "than", "to", "the"))
+ANCHORING = frozenset(("if", "when", "once", "first", "after", "before", "until", "whenever", "following"))
 DEMONSTRATIVES = frozenset(("this", "these", "that", "those"))
 PERSON = frozenset(("he", "she", "him", "her", "his", "hers", "himself", "herself"))
 THING = frozenset(("it", "its", "itself"))
