@@ -206,6 +206,11 @@ def test_the_article_keeps_a_leaning_sentence_only_after_a_sentence_of_its_sourc
     quote = _record(0, 1, "Gelsinger said the plant would open in 2025.")  # the page names him in full
     assert standing([_record(0, 1, "Intel is building a chip plant in Ohio."), quote], "", pages)[-1] is quote
     assert quote.made == "verbatim" and quote.text == "Pat Gelsinger said the plant would open in 2025."
+    assert quote.named_from == [next(s for s in PAGE if "Pat Gelsinger" in s)]  # the name's sentence is cited
+    noem = _record(0, 2, "Gov. Noem said the campaign was working.", "http://127.0.0.1/1")  # no "Kristi" on its page
+    other = {**pages, "http://127.0.0.1/1": [noem.text], "http://127.0.0.1/2": ["Gov. Kristi Noem spoke."]}
+    assert standing([noem], "", other) == [noem] and noem.text.startswith("Kristi Noem said")
+    assert noem.named_from == ["Gov. Kristi Noem spoke."]
     stranger = _record(0, 1, "Herbert said the plant would open in 2025.")  # a person the page never names
     assert standing([_record(0, 1, "Intel is building a chip plant in Ohio."), stranger], "", pages)[-1] is not stranger
     assert stranger.made == "dropped" and 'surname "Herbert"' in stranger.attempts[-1].verdict.reasons[0]

@@ -420,6 +420,18 @@ def test_a_place_or_a_team_before_a_name_is_not_put_back_as_part_of_it() -> None
     assert surname_referent(page[2], page, []) == ("Carlineo", "Patrick W. Carlineo")
 
 
+def test_a_surname_its_page_never_gives_in_full_is_named_as_another_page_of_the_article_names_it() -> None:
+    """A page that says only "Noem" had its sentence left out of a multi-page article whose other page names
+    "Kristi Noem"; two full names elsewhere ("Mary Noem", "Kristi Noem") name no one."""
+    text = ("The tagline drew a mix of criticism and ridicule, but Noem cited the backlash as proof that efforts "
+            "to raise awareness around South Dakota's methamphetamine crisis were working.")
+    others = ["South Dakota Gov. Kristi Noem launched the campaign.", "Noem said the goal is to reach everyone."]
+    named, naming = named_in_full(text, text, [text], [], others)
+    assert "but Kristi Noem cited" in named and naming == others[0]  # cited beside the source
+    assert named_in_full(text, text, [text], [], ["Mary Noem spoke.", "Kristi Noem spoke."]) == (text, "")
+    assert named_in_full(text, text, [text], []) == (text, "")
+
+
 def test_a_date_written_inside_a_quotation_is_in_brackets_and_for_now_goes_whole() -> None:
     """The pages' sayable sentences, anchored to their dates, held a speaker's words changed ("go out and vote
     Republican on 19 November 2019,” he said"), a garble ("As of 19 November 2019, for, those big-ticket
@@ -461,12 +473,12 @@ def test_a_full_name_put_back_inside_a_quotation_is_in_brackets() -> None:
     "“If elected, Mr. Trump, I can state ...”" became "“If elected, President Donald Trump, I can state ...”"."""
     page = ["President Donald Trump released a letter from his physician.",
             "“If elected, Mr. Trump will be the healthiest individual ever elected,” the letter said."]
-    assert named_in_full(page[1], page[1], page, []) == (
+    assert named_in_full(page[1], page[1], page, [])[0] == (
         "“If elected, [President Donald Trump] will be the healthiest individual ever elected,” the letter said.")
     assert named_in_full("Trump said he was healthy.", "Trump said he was healthy.", page, []) == (
-        "President Donald Trump said he was healthy.")
+        "President Donald Trump said he was healthy.", page[0])
     omar = ["A man admitted threatening to kill U.S. Rep. Ilhan Omar, D-Minn.", "He called the offices of Omar."]
-    assert named_in_full(omar[1], omar[1], omar, []) == "He called the offices of Ilhan Omar."  # not "U.S. Ilhan"
+    assert named_in_full(omar[1], omar[1], omar, [])[0] == "He called the offices of Ilhan Omar."  # not "U.S. Ilhan"
 
 
 def test_a_straight_mark_pairs_with_a_curly_one_and_a_lone_closing_mark_joins_its_sentence() -> None:

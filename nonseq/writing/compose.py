@@ -21,7 +21,7 @@ from __future__ import annotations
 import contextlib
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import TYPE_CHECKING, Any
@@ -30,6 +30,7 @@ from nonseq.events import Kind, Progress, Step, emit
 from nonseq.text.abbreviations import definitions, spelled_out
 from nonseq.text.furniture import unlink
 from nonseq.text.leaning import definite_subject, institution_name, leaning_reason, surname_referent
+from nonseq.text.names import full_names
 from nonseq.text.parse import keeps_case, order
 from nonseq.text.prose import quoted_at
 from nonseq.text.reference_words import TITLES
@@ -407,7 +408,9 @@ def standing(records: list[SentenceRecord], title: str = "",
         first = unframed((split(rec.text) or [rec.text])[0])
         why = leaning_reason(first, page, said)
         if why and why.startswith("surname"):
-            rec.text = named_in_full(rec.text, first, page, said)  # the referent put back from its page
+            others = [s for url, sents in (pages or {}).items() if url != rec.unit.sentences[0].url for s in sents]
+            rec.text, naming = named_in_full(rec.text, first, page, said, others)  # put back from the pages
+            rec.named_from += [naming] if naming and naming not in rec.named_from else []
             first = unframed((split(rec.text) or [rec.text])[0])
             why = leaning_reason(first, page, said)
         if why and (why.startswith("surname") or prev is None or prev.unit.n != rec.unit.n):
@@ -420,13 +423,18 @@ def standing(records: list[SentenceRecord], title: str = "",
     return out
 
 
-def named_in_full(text: str, first: str, page: list[str], said: list[str]) -> str:
+def named_in_full(text: str, first: str, page: list[str], said: list[str],
+                  others: Sequence[str] = ()) -> tuple[str, str]:
     """The text with its first surname-only person named in full, as the page names them ("Gelsinger
     said" -> "Pat Gelsinger said"; a title goes with it; inside a quotation in square brackets: "“If elected,
-    [Donald Trump] will be ...”"); the text as it is when the page gives no single full name."""
-    found = surname_referent(first, page, said)
+    [Donald Trump] will be ...”"), or, when its page gives no full name, as the article's other pages
+    (`others`: their sentences) give one; and the sentence that gives the name (cited beside the source).
+    The text as it is and "" when neither gives a single full name."""
+    found, giving = surname_referent(first, page, said), tuple(page)
+    if found is not None and not found[1] and others and not full_names(tuple(page)).get(found[0]):
+        found, giving = surname_referent(first, others, said), tuple(others)  # "Noem": "Kristi" is elsewhere
     if found is None or not found[1]:
-        return text
+        return text, ""
     surname, full = found
     titles = "|".join(re.escape(t) for t in sorted(TITLES, key=len, reverse=True))
     pattern = re.compile(rf"\b(?:(?i:{titles})\.?\s+)?{re.escape(surname)}\b(?!\s+[A-Z])")
@@ -434,7 +442,7 @@ def named_in_full(text: str, first: str, page: list[str], said: list[str]) -> st
         marked = quoted_at(text, m.start()) and text[m.start() - 1:m.start()] != "("
         return f"[{full}]" if marked else full  # "(James)" is the editor's already
 
-    return pattern.sub(named, text, count=1)
+    return pattern.sub(named, text, count=1), next((s for s in giving if full in s), "")
 
 
 def named_institution(text: str, first: str, before: list[str], said: list[str]) -> tuple[str, str]:
