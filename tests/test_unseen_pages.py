@@ -11,13 +11,21 @@ import pytest
 from nonseq.research.extract import extract
 from nonseq.text.furniture import clean_inline, furniture_reason
 from nonseq.text.language import language
-from nonseq.text.leaning import leaning_reason, surname_referent
+from nonseq.text.leaning import leaning_reason, opening_points_back, surname_referent
 from nonseq.text.parse import fragment
 from nonseq.text.prose import reject_reason
 from nonseq.text.sentences import split, strip_dateline
 from nonseq.text.voice import according_to, site_name, speech, unframed
 from nonseq.text.when import anchor
-from nonseq.writing.compose import named_in_full, named_institution, own_words, page_names, quotation
+from nonseq.writing.compose import (
+    SentenceRecord,
+    named_in_full,
+    named_institution,
+    own_words,
+    page_names,
+    quotation,
+    standing,
+)
 from nonseq.writing.plan import PlanSettings, SourceSentence, Unit, build_plan, language_reason, sentence_reason
 
 
@@ -292,6 +300,10 @@ def test_sentences_run_together_with_no_space_are_two_and_a_clock_time_runs_on_i
     ("Officers stopped the car and later arrested the driver.", None),
     ("The company will announce the terms later on Wednesday.", None),
     ("If you start believing in yourself, then good things will happen.", None),
+    # time counted from an unnamed event at the head of a reported clause (a politics dev article)
+    ("Sources told CNN that a year later, Trump had made only minor changes to his diet.",
+     'time counted from an event the sentence does not name ("a year later")'),
+    ("Ann Lee joined the firm in May and left two months later.", None),
 ])
 def test_a_sentence_leaning_on_a_place_a_connective_or_an_idioms_noun_is_found(sentence: str,
                                                                                  reason: str | None) -> None:
@@ -430,6 +442,34 @@ def test_a_surname_its_page_never_gives_in_full_is_named_as_another_page_of_the_
     assert "but Kristi Noem cited" in named and naming == others[0]  # cited beside the source
     assert named_in_full(text, text, [text], [], ["Mary Noem spoke.", "Kristi Noem spoke."]) == (text, "")
     assert named_in_full(text, text, [text], []) == (text, "")
+
+
+def _record(section: int, n: int, text: str, url: str = "http://127.0.0.1/0") -> SentenceRecord:
+    """A kept sentence of source n."""
+    s = SourceSentence(f"c{n}.s{len(text)}", text, 0, 0, url, "Page", f"p{n}", 1.0)
+    return SentenceRecord(section, Unit([s], n=n), made="verbatim", text=text)
+
+
+def test_a_definite_subject_its_pages_sentence_before_brought_in_leans_where_the_article_lacks_it() -> None:
+    """"The office referred the call ..." and "The scan revealed ..." opened a paragraph, after sentences of other
+    pages: the office and the scan are the ones the page's sentence before it named. The article must hold
+    that sentence (or name the noun) first; a modifier that says which one ("the Indian market") stands alone."""
+    page = ["A man made a phone call to Rep. Ilhan Omar's office in March.",
+            "The office referred the call to U.S. Capitol Police, who worked with the FBI."]
+    first = _record(0, 1, "A man pleaded guilty to threatening Ilhan Omar.", "http://127.0.0.1/9")
+    office = _record(1, 2, page[1])
+    assert standing([first, office], "", {"http://127.0.0.1/0": page}) == [first]
+    assert office.made == "dropped" and 'definite "The office"' in office.attempts[-1].verdict.reasons[0]
+    office = _record(1, 2, page[1])
+    said = _record(1, 2, page[0])  # the page's own sentence before it, then the office
+    assert standing([said, office], "", {"http://127.0.0.1/0": page}) == [said, office]
+    market = ["Shares in India rose as the market hit a record.", "The Indian market has high valuations."]
+    assert opening_points_back(market[1], market[:1]) == ""
+    assert opening_points_back(page[1], page[:1]).startswith('definite "The office"')
+    assert opening_points_back("Police said the office referred the call.", page[:1]) == ""  # not its subject
+    police = ["The authorities arrested ten protesters on Sunday.",
+              "The authorities continue to pour fuel on the fire."]
+    assert opening_points_back(police[1], police[:1]) == ""  # the place's authorities, which the topic names
 
 
 def test_a_date_written_inside_a_quotation_is_in_brackets_and_for_now_goes_whole() -> None:

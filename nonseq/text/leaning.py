@@ -33,7 +33,8 @@ Given `page` (the sentences of its source page) and `said` (what the article say
 headline included): a person named by surname only ("Hyatt said", "Mr. Hyatt") whose full name
 the page gives ("Dave Hyatt") and neither the article before it nor the sentence does. Given the
 page's sentences before it, `points_back` finds a definite phrase ("The office referred ...", "the
-scan") whose noun one of the two page sentences before it mentions and the reader has not been told.
+scan") whose noun one of the two page sentences before it mentions and the reader has not been told;
+`opening_points_back` reads only the definite subject a sentence opens on ("The office referred ...").
 """
 
 from __future__ import annotations
@@ -315,7 +316,8 @@ def _counted(doc: Any) -> str:
         word = t.lower_
         if word in ("later", "earlier", "afterwards", "afterward", "before", "after") and t.pos_ == "ADV":
             span = next((c for c in t.children if c.dep_ == "npadvmod"), None)
-            if span is not None and t.head.dep_ == "ROOT":  # not "X in May, and Y two months later"
+            if span is not None and (t.head.dep_ == "ROOT" or (t.head.dep_ == "ccomp" and t.i < t.head.i)):
+                # "said that a year later, Trump had ...", not "X in May, and Y two months later"
                 return f'time counted from an event the sentence does not name ("{doc[span.left_edge.i:t.i + 1]}")'
         if (t.i and doc[t.i - 1].lower_ == "the" and t.head.lemma_.lower() in TIME_NOUNS
                 and (word in ("following", "previous", "preceding") or (word == "next" and past))):
@@ -460,18 +462,22 @@ def institution_name(noun: str, before: Sequence[str], said: Sequence[str]) -> t
     return "", ""
 
 
-#: Nouns a reader knows the one of without being told ("the economy", "the world", "the rest"): a
+#: Nouns a reader knows the one of without being told ("the economy", "the world", "the rest", "the police"): a
 #: definite phrase on one of them points at nothing before it.
 UNIQUE = frozenset(("world", "economy", "public", "internet", "web", "environment", "climate", "weather", "sun",
                     "moon", "earth", "sky", "ocean", "planet", "universe", "past", "future", "present", "media",
                     "press", "rest", "end", "beginning", "start", "top", "bottom", "middle", "way", "majority",
-                    "number", "amount", "fact", "idea"))
+                    "number", "amount", "fact", "idea",
+                    "authority", "police"))  # the place's own, which the topic says
 #: Modifiers that say which one is meant, so a definite phrase with one stands on its own ("the release of
 #: IL-25", "the setbacks introduced by ...", "the plant that opened", "the largest utility").
 _IDENTIFYING = frozenset(("relcl", "acl", "appos", "nummod"))
 _COMPANY = frozenset(("company", "firm", "corporation", "business"))
 _INCORPORATED = re.compile(r"\b(?:Co|Corp|Inc|Ltd|LLC|plc|AG|GmbH|SA)\b")  # a company's name says what it is
 _RANKS = frozenset(("first", "last", "next", "same", "only", "former", "latter", "following", "previous"))
+#: What a nation has one of: a nation's adjective says which ("the Indian market", "the Afghan government").
+_NATIONAL = frozenset(("government", "market", "economy", "industry", "military", "army", "navy", "parliament",
+                       "embassy", "people", "public", "capital", "currency", "border", "coast", "constitution"))
 
 
 def points_back(sentence: str, before: Sequence[str], said: Sequence[str] = ()) -> str:
@@ -491,8 +497,9 @@ def points_back(sentence: str, before: Sequence[str], said: Sequence[str] = ()) 
         if not _common_noun(noun) or not noun.is_alpha or lemma in UNIQUE or lemma in TIME_NOUNS:
             continue
         if any(c.dep_ in _IDENTIFYING or (c.dep_ == "prep" and c.lower_ == "of") or c.pos_ == "PROPN"
-               or c.tag_ == "JJS" or c.lower_ in _RANKS for c in noun.children):
-            continue
+               or c.tag_ == "JJS" or c.lower_ in _RANKS
+               or (c.dep_ == "amod" and c.text[:1].isupper() and lemma in _NATIONAL) for c in noun.children):
+            continue  # "the release of ...", "the Indian market" (not "the French duo")
         mention = re.compile(rf"\b(?:{re.escape(lemma)}|{re.escape(noun.lower_)})(?:s|es)?\b", re.I)
         said_here = [doc[:t.i].text, *said]
         if any(mention.search(s) or (lemma in _COMPANY and _INCORPORATED.search(s)) for s in said_here):
@@ -500,6 +507,15 @@ def points_back(sentence: str, before: Sequence[str], said: Sequence[str] = ()) 
         if any(mention.search(s) for s in before[-2:]):
             return f'definite "{doc[t.i:noun.i + 1].text}" points back at its page\'s mention'
     return ""
+
+
+def opening_points_back(sentence: str, before: Sequence[str], said: Sequence[str] = ()) -> str:
+    """`points_back` for the definite subject the sentence opens on ("The office referred the call ..." after
+    a page sentence about Omar's office; `definite_subject`): its reader needs that page sentence; ""
+    otherwise."""
+    why = points_back(sentence, before, said) if definite_subject(sentence) else ""
+    phrase = why.split('"')[1] if why else ""
+    return why if phrase and sentence.lstrip(" \"“'‘").startswith(phrase) else ""
 
 
 #: Common nouns for a person: a capitalised run ending in one is a role or a title, not who it is.

@@ -29,7 +29,13 @@ from typing import TYPE_CHECKING, Any
 from nonseq.events import Kind, Progress, Step, emit
 from nonseq.text.abbreviations import definitions, spelled_out
 from nonseq.text.furniture import unlink
-from nonseq.text.leaning import definite_subject, institution_name, leaning_reason, surname_referent
+from nonseq.text.leaning import (
+    definite_subject,
+    institution_name,
+    leaning_reason,
+    opening_points_back,
+    surname_referent,
+)
 from nonseq.text.names import full_names
 from nonseq.text.parse import keeps_case, order
 from nonseq.text.prose import quoted_at
@@ -406,13 +412,13 @@ def standing(records: list[SentenceRecord], title: str = "",
         rec.text, naming = named_institution(rec.text, first, before, said)  # "The agency" -> "The European ..."
         rec.named_from += [naming] if naming else []
         first = unframed((split(rec.text) or [rec.text])[0])
-        why = leaning_reason(first, page, said)
+        why = leaning_reason(first, page, said) or opening_points_back(first, before, said)  # "The office ..."
         if why and why.startswith("surname"):
             others = [s for url, sents in (pages or {}).items() if url != rec.unit.sentences[0].url for s in sents]
             rec.text, naming = named_in_full(rec.text, first, page, said, others)  # put back from the pages
             rec.named_from += [naming] if naming and naming not in rec.named_from else []
             first = unframed((split(rec.text) or [rec.text])[0])
-            why = leaning_reason(first, page, said)
+            why = leaning_reason(first, page, said) or ""
         if why and (why.startswith("surname") or prev is None or prev.unit.n != rec.unit.n):
             rec.attempts.append(Attempt("assemble", rec.text, Verdict(
                 False, reasons=[f"leans on a sentence the article does not hold before it ({why})"])))
