@@ -450,6 +450,17 @@ def _record(section: int, n: int, text: str, url: str = "http://127.0.0.1/0") ->
     return SentenceRecord(section, Unit([s], n=n), made="verbatim", text=text)
 
 
+def test_every_surname_of_a_sentence_is_named_and_a_rank_is_a_title() -> None:
+    """A dev article kept "Vindman reported to him": "Lt Col Alexander Vindman" was a four-word run, so the page
+    gave "Vindman" no full name. A rank is now a title, and each surname-only person is named in turn."""
+    page = ["Lawmakers grilled Lt Col Alexander Vindman, a Ukraine specialist, and Jennifer Williams, an aide.",
+            "Vindman and Williams told lawmakers that the request was inappropriate."]
+    rec = _record(0, 1, page[1])
+    assert standing([rec], "Impeachment hearings", {"http://127.0.0.1/0": page}) == [rec]
+    assert rec.text == "Alexander Vindman and Jennifer Williams told lawmakers that the request was inappropriate."
+    assert rec.named_from == [page[0]]
+
+
 def test_a_definite_subject_its_pages_sentence_before_brought_in_leans_where_the_article_lacks_it() -> None:
     """"The office referred the call ..." and "The scan revealed ..." opened a paragraph, after sentences of other
     pages: the office and the scan are the ones the page's sentence before it named. The article must hold
@@ -495,6 +506,18 @@ def test_a_day_with_its_part_is_written_whole_and_a_possessives_weekday_night_ha
         "The 23-year-old flew to London on 7 August 2018.")
     assert anchor("He spoke this morning.", "2019-11-19") == "He spoke on 19 November 2019."
     assert anchor("The band unveiled its plans at the close of its Monday night performance.", "2019-11-19") is None
+
+
+def test_today_ending_a_sentence_on_a_state_in_the_present_is_the_present() -> None:
+    """A tune-page dev article said "London ... continues to suffer air quality problems on 8 November 2019": a
+    sentence-final "today" on a state in the simple present says the present, as an opening "Today," does."""
+    assert anchor("London has fought dirty air since the 14th century and continues to suffer air quality problems "
+                  "today.", "2019-11-08") == ("As of 8 November 2019, London has fought dirty air since the 14th "
+                                              "century and continues to suffer air quality problems.")
+    assert anchor("Plague infections are rare today.", "2019-11-08") == (
+        "As of 8 November 2019, plague infections are rare.")
+    assert anchor("NASA launched the rocket today.", "2019-11-08") == "NASA launched the rocket on 8 November 2019."
+    assert anchor("“We need it today,” he said.", "2019-11-08") == "“We need it [on 8 November 2019],” he said."
 
 
 def test_a_relative_year_that_is_the_subject_is_written_bare_and_this_past_month_is_in_it() -> None:

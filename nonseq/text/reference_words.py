@@ -71,4 +71,6 @@ COLLECTIVE = frozenset((
     "personnel", "youth", "clergy", "fauna", "flora"))
 #: Words before "another", "others", "the other" that give them something to compare with.
 COMPARED = frozenset(("one", "some", "many", "most", "several", "first", "each", "few"))
-TITLES = frozenset(("mr", "mrs", "ms", "dr", "prof", "sir", "dame", "lord", "lady", "rep", "sen", "gov", "gen"))
+TITLES = frozenset(("mr", "mrs", "ms", "dr", "prof", "sir", "dame", "lord", "lady", "rep", "sen", "gov", "gen",
+                    "reps", "sens", "lt", "col", "capt", "maj", "sgt", "cpl", "pvt", "adm", "cmdr", "cdr", "brig",
+                    "rev", "fr", "amb", "supt", "insp", "det", "atty", "hon"))  # ranks: "Lt. Col. Alexander Vindman"

@@ -78,7 +78,7 @@ _POSSESSIVE = re.compile(r"\b(?:(?:last|this|next)\s+(?:week|weekend)|(?:(?:last
 #: The present of the page ("currently", "now a staff scientist", "at present"): the word is taken out and the
 #: sentence said as of the page's date ("For now, ..." goes whole). Not "now" opening a sentence with a comma
 #: ("Now, ..."), "now that", or "now" counted to ("until now", "by now", "from now").
-_PRESENT = re.compile(r"^\W*today(?=\s*,)"  # only where `_not_dates` kept it: "Today, plague infections are rare"
+_PRESENT = re.compile(r"^\W*today(?=\s*,)|(?<=\w )today(?=[.!?]?[\"”’]?$)"  # only where `_not_dates` kept it
                       r"|\b(?:for now|currently|presently|nowadays|at present|at the moment|these days|"
                       r"so far(?! as\b| from\b| away\b)|(?<!up )(?<!out of )to date|"
                       r"(?<!until )(?<!by )(?<!from )(?<!till )(?:right |just |even )?now(?! that\b)(?![-‐]\w))\b",
@@ -236,6 +236,20 @@ def _present_tense(doc: Any) -> bool:
             and not any(c.dep_ in ("aux", "auxpass") for c in root.children))
 
 
+#: "today" ending a sentence ("... are rare today."): on a state in the simple present it says the present.
+_TODAY_LAST = re.compile(r"(?<=\w )today(?=[.!?]?[\"”’]?$)", re.I)
+
+
+def _state_now(doc: Any) -> bool:
+    """True when the verb a sentence-final "today" modifies is a state in the simple present ("are rare today",
+    "continues to suffer ... today"; not "launched ... today", nor "releases its results today", an event)."""
+    verb = next((t.head for t in doc if t.lower_ == "today" and t.dep_ == "npadvmod"), None)
+    while verb is not None and verb.dep_ == "xcomp":  # "continues to suffer": the finite verb says the tense
+        verb = verb.head
+    return (verb is not None and verb.tag_ in ("VBZ", "VBP") and verb.lemma_.lower() in (*_STATES, "continue")
+            and not any(c.dep_ in ("aux", "auxpass") for c in verb.children))
+
+
 def _not_dates(sentence: str) -> set[int]:
     """Where a weekday or "Today" is no date: "Today" inside a name ("USA Today", "the Today show": capitalised
     after the sentence's first word) and a weekday modifying a noun ("end Saturday publication")."""
@@ -245,6 +259,9 @@ def _not_dates(sentence: str) -> set[int]:
            and re.search(r"\w", sentence[:m.start(2)])}
     if _TODAY_PRESENT.match(sentence) and _present_tense(parse(sentence)):
         out.add(sentence.lower().index("today"))  # "Today, plague infections are rare": the present, said as of
+    last = _TODAY_LAST.search(sentence)
+    if last and not quoted_at(sentence, last.start()) and _state_now(parse(sentence)):
+        out.add(last.start())  # "... continues to suffer air quality problems today": the present, said as of
     for t in parse(sentence):
         if (t.lower_ in DAYS and t.dep_ == "compound" and t.head.pos_ in ("NOUN", "PROPN")
                 and t.head.lower_ not in _DAY_PARTS):

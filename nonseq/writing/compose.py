@@ -413,9 +413,14 @@ def standing(records: list[SentenceRecord], title: str = "",
         rec.named_from += [naming] if naming else []
         first = unframed((split(rec.text) or [rec.text])[0])
         why = leaning_reason(first, page, said) or opening_points_back(first, before, said)  # "The office ..."
-        if why and why.startswith("surname"):
-            others = [s for url, sents in (pages or {}).items() if url != rec.unit.sentences[0].url for s in sents]
-            rec.text, naming = named_in_full(rec.text, first, page, said, others)  # put back from the pages
+        others = [s for url, sents in (pages or {}).items() if url != rec.unit.sentences[0].url for s in sents]
+        for _ in range(3):  # each person named by surname only ("both Vindman and Williams")
+            if not (why and why.startswith("surname")):
+                break
+            named, naming = named_in_full(rec.text, first, page, said, others)  # put back from the pages
+            if named == rec.text:
+                break
+            rec.text = named
             rec.named_from += [naming] if naming and naming not in rec.named_from else []
             first = unframed((split(rec.text) or [rec.text])[0])
             why = leaning_reason(first, page, said) or ""
