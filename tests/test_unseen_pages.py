@@ -508,6 +508,16 @@ def test_a_day_with_its_part_is_written_whole_and_a_possessives_weekday_night_ha
     assert anchor("The band unveiled its plans at the close of its Monday night performance.", "2019-11-19") is None
 
 
+def test_a_quotation_opened_curly_and_closed_straight_is_the_speakers_words() -> None:
+    """A tune page (CNBC) writes "“Our third quarter results reflected ...," Craig Menear said": the plan had left it
+    out as the page author's first person, and home-depot was a draft one sentence short."""
+    text = ("“Our third quarter results reflected broad-based growth across our business,\" chairman and CEO Craig "
+            "Menear said in the earnings release.")
+    assert reject_reason(text) == ""
+    assert reject_reason("Our third quarter results reflected broad-based growth across our business.") == (
+        "first person: the source author's own voice")
+
+
 def test_today_ending_a_sentence_on_a_state_in_the_present_is_the_present() -> None:
     """A tune-page dev article said "London ... continues to suffer air quality problems on 8 November 2019": a
     sentence-final "today" on a state in the simple present says the present, as an opening "Today," does."""

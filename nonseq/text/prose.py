@@ -116,7 +116,7 @@ def is_prose(text: str) -> bool:
 MIN_WORDS = 5
 _END = re.compile(r"[.!?…][\"'”’)\]]*$")
 #: A quotation in curly or straight double quotation marks.
-QUOTATION = re.compile(r"“[^“”]*”|\"[^\"]*\"")
+QUOTATION = re.compile(r"“[^“”]*”|\"[^\"]*\"|“[^“”\"]*\"|\"[^\"“”]*”")  # a pair, or a curly and a straight mark
 _LABEL = re.compile(
     r"^\W*(?:title|headline|related|related articles?|source|sources|photo|photos|image|images|"
     r"picture|video|watch|listen|caption|credit|credits|note|editor'?s note|read more|see also|"
