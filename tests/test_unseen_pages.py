@@ -516,6 +516,11 @@ def test_a_quotation_opened_curly_and_closed_straight_is_the_speakers_words() ->
     assert reject_reason(text) == ""
     assert reject_reason("Our third quarter results reflected broad-based growth across our business.") == (
         "first person: the source author's own voice")
+    # a capitalised "We" or "Me" after a word is part of a name, not the page author (tune pages)
+    assert reject_reason("Job cuts were announced by The We Company’s executive chair Marcelo Claure.") == ""
+    assert reject_reason("The band played its albums Toulouse Street and The Captain and Me.") == ""
+    assert reject_reason("The band played its albums, and we loved them.") == (
+        "first person: the source author's own voice")
 
 
 def test_today_ending_a_sentence_on_a_state_in_the_present_is_the_present() -> None:

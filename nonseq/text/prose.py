@@ -158,7 +158,10 @@ _INSTRUCTION = re.compile(
     r"your (?:task|instructions)|new instructions|(?:follow|these) instructions|jailbreak|"
     r"pretend (?:to be|you)|do anything now)|<<<|>>>|\[/?inst\]|<\|im_(?:start|end)\|>|"
     r"^\W*(?:system|user|assistant)\s*:", re.I)
-_FIRST = re.compile(r"\b(?:I|[Mm]e|[Mm]y|[Mm]ine|[Mm]yself|[Ww]e|us|[Oo]urs?|[Oo]urselves|[Ll]et['’]s)\b")  # not "US"
+#: First person, the page author's own voice (not "US"); a capitalised form after a word is part of a name
+#: ("The We Company", "The Captain and Me").
+_FIRST = re.compile(r"\b(?:I|me|my|mine|myself|we|us|ours?|ourselves|let['’]s)\b"
+                    r"|(?<![\w,]\s)\b(?:Me|My|Mine|Myself|We|Ours?|Ourselves|Let['’]s)\b")
 _SECOND = re.compile(r"\b(?:[Yy]ou|[Yy]ours?|[Yy]ourself)\b")
 
 
