@@ -304,6 +304,10 @@ def test_sentences_run_together_with_no_space_are_two_and_a_clock_time_runs_on_i
     ("Sources told CNN that a year later, Trump had made only minor changes to his diet.",
      'time counted from an event the sentence does not name ("a year later")'),
     ("Ann Lee joined the firm in May and left two months later.", None),
+    # the date writer's "As of" frame hides no opening (an opinion column's "Most significantly, Schiff is now ...")
+    ("As of 19 November 2019, most significantly, Schiff is working against the clock.",
+     'connective "Most significantly"'),
+    ("As of October 2019, Emirates had a fleet of 270 aircraft.", None),
 ])
 def test_a_sentence_leaning_on_a_place_a_connective_or_an_idioms_noun_is_found(sentence: str,
                                                                                  reason: str | None) -> None:

@@ -66,7 +66,7 @@ from nonseq.text.reference_words import (
     TIME_NOUNS,
 )
 from nonseq.text.voice import ATTRIBUTED
-from nonseq.text.when import relative_spans
+from nonseq.text.when import MONTHS, relative_spans
 
 _OPENING = re.compile(r"^\W*(" + "|".join(sorted(OPENING_CONNECTIVES, key=len, reverse=True)).replace(" ", r"\s+")
                       + r")(?:\s*,|(?<=then)\s+(?=[a-z])|(?:(?<=yet)|(?<=indeed))\s+(?=[A-Za-z]))|,\s*(then)\s*,"
@@ -573,7 +573,15 @@ def _surname(sentence: str, page: Sequence[str], said: Sequence[str]) -> str:
             else f'surname "{surname}" of a person the article has not introduced')
 
 
+#: The date writer's frame for a sentence said as of its page's date ("As of 19 November 2019, ..."): the
+#: sentence after it is what may lean ("As of ..., most significantly, Schiff is ...").
+_AS_OF = re.compile(rf"^\W*As of (?:\d{{1,2}} )?(?:{'|'.join(MONTHS)}) \d{{4}},\s*")
+
+
 def leaning_reason(sentence: str, page: Sequence[str] = (), said: Sequence[str] = ()) -> str | None:
     """Why a sentence leans on text before it (None when it stands on its own; see the module's notes)."""
+    frame = _AS_OF.match(sentence)
+    if frame and sentence[frame.end():]:
+        sentence = sentence[frame.end()].upper() + sentence[frame.end() + 1:]
     why = _sentence_reason(sentence) or (_surname(sentence, page, said) if page else "")
     return why or None
