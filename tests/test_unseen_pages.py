@@ -308,6 +308,11 @@ def test_sentences_run_together_with_no_space_are_two_and_a_clock_time_runs_on_i
     ("As of 19 November 2019, most significantly, Schiff is working against the clock.",
      'connective "Most significantly"'),
     ("As of October 2019, Emirates had a fleet of 270 aircraft.", None),
+    # a person who speaks is not the "it" of what they said (a single-page dev article on settlements)
+    ("Saeb Erekat said it was only the latest move by the US to force the Palestinians to capitulate.",
+     'pronoun "it" with nothing in the sentence it stands for'),
+    ("Apple said it would open a store in Ohio.", None),
+    ("Mr. Trump continues to insist his tactics will be worth it.", None),  # an idiom: "it" stands for nothing
 ])
 def test_a_sentence_leaning_on_a_place_a_connective_or_an_idioms_noun_is_found(sentence: str,
                                                                                  reason: str | None) -> None:

@@ -146,6 +146,10 @@ def _agrees(pronoun: str, noun: Any) -> bool:
                 or _person(noun))
     if pronoun in PERSON and noun.pos_ == "PROPN" and _place(noun):
         return False  # "Finding water vapor on Europa, he said, ...": a place is never "he"
+    name = noun.head if noun.dep_ == "compound" else noun  # "Saeb" of "Saeb Erekat"
+    if (pronoun in THING and name.pos_ == "PROPN" and name.dep_ == "nsubj"
+            and name.head.lemma_.lower() in SPEECH_VERBS and _named_person(name)):
+        return False  # "Saeb Erekat said it was ...": the speaker, a person, is never "it"
     return noun.tag_ not in ("NNS", "NNPS") and (pronoun in THING or _person(noun))
 
 
@@ -155,9 +159,15 @@ def _place(noun: Any) -> bool:
     return str(noun.ent_type_) in ("LOC", "GPE", "FAC")
 
 
+def _named_person(noun: Any) -> bool:
+    """True when the named-entity recogniser reads a name as a person's (run on its sentence only when asked)."""
+    with_entities(noun.doc)
+    return str(noun.ent_type_) == "PERSON"
+
+
 def _expletive(t: Any) -> bool:
     """True for an "it" that stands for nothing ("it is likely that ...", "it takes years to ...")."""
-    if t.dep_ == "expl":
+    if t.dep_ == "expl" or (t.i and t.doc[t.i - 1].lower_ == "worth"):  # "will be worth it": an idiom
         return True
     near = [*t.head.children]
     near += [g for c in near if c.dep_ in ("acomp", "attr") for g in c.children]  # "it is likely that ..."
