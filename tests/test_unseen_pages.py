@@ -313,6 +313,12 @@ def test_sentences_run_together_with_no_space_are_two_and_a_clock_time_runs_on_i
      'pronoun "it" with nothing in the sentence it stands for'),
     ("Apple said it would open a store in Ohio.", None),
     ("Mr. Trump continues to insist his tactics will be worth it.", None),  # an idiom: "it" stands for nothing
+    # a verb's object is not its own subject ("itself" would be): "The Arab League called it ..."
+    ("The Arab League called it an extremely adverse development.",
+     'pronoun "it" with nothing in the sentence it stands for'),
+    ("VW has equipped it with touch panels.", 'pronoun "it" with nothing in the sentence it stands for'),
+    ("McClatchy’s parlous condition has sent it on a quest for a merger partner.", None),
+    ("The senator distanced himself from the decision.", None),
 ])
 def test_a_sentence_leaning_on_a_place_a_connective_or_an_idioms_noun_is_found(sentence: str,
                                                                                  reason: str | None) -> None:
@@ -468,6 +474,16 @@ def test_every_surname_of_a_sentence_is_named_and_a_rank_is_a_title() -> None:
     assert standing([rec], "Impeachment hearings", {"http://127.0.0.1/0": page}) == [rec]
     assert rec.text == "Alexander Vindman and Jennifer Williams told lawmakers that the request was inappropriate."
     assert rec.named_from == [page[0]]
+
+
+def test_a_surname_joined_to_a_persons_name_is_a_person() -> None:
+    """A schema dev article said "Kevin King and Weeks were abducted": the recogniser does not read "Australian
+    Timothy Weeks" as a person, but a name joined by "and" to a person's is one too."""
+    page = ["American Kevin King and Australian Timothy Weeks, both professors, were handed over to US forces.",
+            "The Australian government was relieved.", "King and Weeks were abducted by gunmen in August 2016."]
+    rec = _record(0, 1, page[2])
+    assert standing([rec], "The hostage swap", {"http://127.0.0.1/0": page}) == [rec]
+    assert rec.text == "Kevin King and Timothy Weeks were abducted by gunmen in August 2016."
 
 
 def test_a_definite_subject_its_pages_sentence_before_brought_in_leans_where_the_article_lacks_it() -> None:

@@ -193,8 +193,10 @@ def _referent(t: Any, doc: Any) -> bool:
     said: set[int] = set()  # "SNC will start in 2022, he said": what is said names no speaker
     if t.dep_ == "nsubj" and t.head.lemma_.lower() in SPEECH_VERBS:
         said = {x.i for c in t.head.children if c.dep_ in ("ccomp", "parataxis") for x in c.subtree}
-    if any(_agrees(word, n) for n in doc[:t.i] if n.i not in said and not _in_idiom(n)):
-        return True
+    own = ({x.i for c in t.head.children if c.dep_ == "nsubj" for x in (c, *c.children) if x is c
+            or x.dep_ == "compound"} if t.dep_ == "dobj" and not word.endswith(("self", "selves")) else set())
+    if any(_agrees(word, n) for n in doc[:t.i] if n.i not in said | own and not _in_idiom(n)):
+        return True  # not its own verb's subject: "The Arab League called it ..." (that would be "itself")
     root = next((x for x in doc if x.dep_ == "ROOT"), None)
     if root is None:
         return False
@@ -565,12 +567,22 @@ def surname_referent(sentence: str, page: Sequence[str], said: Sequence[str]) ->
         if any(name in doc.text for name in names):
             continue
         titled, speaks = len(core) < len(run), speaker is not None and speaker in run
-        if not (titled or (speaks and names) or page_person(names, page)):
+        if not (titled or (speaks and names) or page_person(names, page)
+                or (len(names) == 1 and _with_a_person(run[-1], full, page))):
             persons = people(sentence) if persons is None else persons  # else a person the recogniser finds
             if core[0] not in persons:  # ("Intel said" is not)
                 continue
         return core[0], names[0] if len(names) == 1 else ""
     return None
+
+
+def _with_a_person(name: Any, full: dict[str, list[str]], page: Sequence[str]) -> bool:
+    """True when a name is joined by "and" to one its page gives as a person's ("King and Weeks were abducted",
+    "Kevin King" a person on the page): a list of people."""
+    partners = [name.head] if name.dep_ == "conj" else []
+    partners += [c for c in name.children if c.dep_ == "conj"]
+    return any(p.pos_ == "PROPN" and page_person([n for n in full.get(p.text, []) if n != p.text], page)
+               for p in partners)
 
 
 def _surname(sentence: str, page: Sequence[str], said: Sequence[str]) -> str:
