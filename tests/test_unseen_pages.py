@@ -486,6 +486,17 @@ def test_a_surname_joined_to_a_persons_name_is_a_person() -> None:
     assert rec.text == "Kevin King and Timothy Weeks were abducted by gunmen in August 2016."
 
 
+def test_a_surname_of_two_words_is_named_in_full() -> None:
+    """A schema dev article said "Hawk Sawyer said she couldn't comment ...": the page names "Kathleen Hawk Sawyer"
+    once and "Hawk Sawyer" after, a surname of two words; "Security Council" after "Key Security Council" is not."""
+    page = ["Bureau of Prisons director Kathleen Hawk Sawyer testified on Tuesday.",
+            "Hawk Sawyer said she could not comment on the ongoing criminal investigation."]
+    assert surname_referent(page[1], page, []) == ("Hawk Sawyer", "Kathleen Hawk Sawyer")
+    council = ["Key Security Council powers distanced themselves from the US position.",
+               "The decision breaks with Security Council resolutions on settlements."]
+    assert surname_referent(council[1], council, []) is None
+
+
 def test_a_definite_subject_its_pages_sentence_before_brought_in_leans_where_the_article_lacks_it() -> None:
     """"The office referred the call ..." and "The scan revealed ..." opened a paragraph, after sentences of other
     pages: the office and the scan are the ones the page's sentence before it named. The article must hold

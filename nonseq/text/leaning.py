@@ -561,9 +561,13 @@ def surname_referent(sentence: str, page: Sequence[str], said: Sequence[str]) ->
         runs.append([speaker])
     for run in runs:
         core = name_core(run)
+        compound = [n for n in full.get(core[-1], []) if n.split()[-2:] == core and len(n.split()) == 3] if core else []
+        if (len(core) == 2 and len(compound) == 1 and not re.search(rf"\b{re.escape(compound[0])}\b", doc.text)
+                and " ".join(core) in people(sentence)):
+            core = [" ".join(core)]  # "Hawk Sawyer" of "Kathleen Hawk Sawyer", a person: a surname of two words
         if len(core) != 1 or re.search(rf"\b{re.escape(core[0])}\b", before):
             continue
-        names = [n for n in full.get(core[0], []) if n != core[0]]
+        names = compound if " " in core[0] else [n for n in full.get(core[0], []) if n != core[0]]
         if any(name in doc.text for name in names):
             continue
         titled, speaks = len(core) < len(run), speaker is not None and speaker in run
