@@ -81,7 +81,7 @@ def test_a_sentence_that_leans_says_why(sentence: str, reason: str) -> None:
     "Intel cut its prices after the chip lost market share.",
     "Lisa Su said she would open the plant in 2025.",
     "Trump said he would raise the tariffs on Chinese chips.",           # a speaker, though tagged a noun
-    "Of course, it is not just the price that keeps buyers away.",       # a cleft "it"
+    "Sadly, it is not just the price that keeps buyers away.",           # a cleft "it"
     "When she took over in 2014, Lisa Su closed two plants.",
     "In her first speech as chief executive, Lisa Su promised new chips.",  # the main clause's subject
     "Analysts said it is likely that memory prices will rise.",          # an "it" that stands for nothing

@@ -319,6 +319,10 @@ def test_sentences_run_together_with_no_space_are_two_and_a_clock_time_runs_on_i
     ("VW has equipped it with touch panels.", 'pronoun "it" with nothing in the sentence it stands for'),
     ("McClatchy’s parlous condition has sent it on a quest for a merger partner.", None),
     ("The senator distanced himself from the decision.", None),
+    # a conversational opening answers something said before (a deals page, an explainer on Delhi's air)
+    ("Heck, even the brand new AirPods Pro are discounted right now!", 'connective "Heck"'),
+    ("Of course, it’s not just rural pollution that’s choking Delhi.", 'connective "Of course"'),
+    ("The course of the river changed in 2019.", None),
 ])
 def test_a_sentence_leaning_on_a_place_a_connective_or_an_idioms_noun_is_found(sentence: str,
                                                                                  reason: str | None) -> None:

@@ -24,7 +24,8 @@ OPENING_CONNECTIVES = ("afterward", "afterwards", "then", "eventually", "still",
                        "having said that", "with that said", "to be sure", "more importantly", "most importantly",
                        "more significantly", "most significantly", "better yet", "better still", "worse", "even worse",
                        "worse still", "best of all", "worst of all", "to make matters worse", "on top of that",
-                       "beyond that", "not only that", "that aside")
+                       "beyond that", "not only that", "that aside", "of course", "heck", "ok", "okay", "hey",
+                       "oh", "ah", "wow")
 #: Sequence adverbs on a main verb ("Volker later said"): after an event the sentence must name, unless
 #: joined ("and then": SEQUEL_JOINERS), tied to a time ("later this year": SEQUEL_TIED) or anchored by a
 #: word that names the event ("after the diagnosis", "if ..., then": ANCHORING).
