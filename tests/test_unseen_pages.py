@@ -501,6 +501,26 @@ def test_a_surname_of_two_words_is_named_in_full() -> None:
     assert surname_referent(council[1], council, []) is None
 
 
+def test_the_same_claim_from_another_page_is_said_once() -> None:
+    """The demo article said three times that NASA confirmed water vapour on Europa: two pages' ledes make one
+    claim (the same verb, its agents sharing NASA, its patients water vapor on Europa); two announcements with
+    different figures are two events."""
+    hawaii = _record(0, 1, "NASA scientists using a telescope atop Mauna Kea have confirmed the presence of water "
+                           "vapor on the surface of Europa, one of Jupiter’s 79 moons.")
+    alert = _record(1, 2, "A team led by researchers out of NASA's Goddard Space Flight Center has confirmed traces "
+                          "of water vapor above the surface of Jupiter's icy moon Europa.", "http://127.0.0.1/1")
+    assert standing([hawaii, alert]) == [hawaii]
+    assert alert.made == "dropped" and alert.attempts[-1].verdict.reasons[0].startswith("makes the claim")
+    first = _record(0, 1, "In 2018, NASA picked nine companies to bid for contracts to land cargo on the moon.")
+    later = _record(0, 2, "On 18 November 2019, NASA picked five companies to bid for contracts to land cargo on "
+                          "the moon.", "http://127.0.0.1/1")
+    assert standing([first, later]) == [first, later]
+    ipad = _record(0, 1, "Apple’s latest iPad Pro features a Liquid Retina edge-to-edge display with ProMotion.")
+    macbook = _record(0, 2, "Apple’s 12-inch MacBook features a Retina display and USB-C connectivity.",
+                      "http://127.0.0.1/1")
+    assert standing([ipad, macbook]) == [ipad, macbook]  # two things, each named
+
+
 def test_a_definite_subject_its_pages_sentence_before_brought_in_leans_where_the_article_lacks_it() -> None:
     """"The office referred the call ..." and "The scan revealed ..." opened a paragraph, after sentences of other
     pages: the office and the scan are the ones the page's sentence before it named. The article must hold

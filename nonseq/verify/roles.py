@@ -164,3 +164,25 @@ def exchanged(claim: str, evidence: Sequence[str]) -> str:
             if why:
                 return why
     return ""
+
+
+def same_claim(sentence: str, earlier: str) -> bool:
+    """True when a sentence makes the claim an earlier one made: the same main verb (not a light one), agents
+    sharing a word and patients sharing two ("NASA scientists ... have confirmed the presence of water vapor on
+    ... Europa" after "A team led by researchers out of NASA's Goddard ... has confirmed traces of water vapor
+    ... Europa"), and no figures that tell two events apart (both give figures, and none is shared)."""
+    import re
+
+    from nonseq.text import parse
+
+    one, two = parse.main_clause(sentence), parse.main_clause(earlier)
+    if one is None or two is None or one.verb != two.verb or one.verb in LIGHT_VERBS:
+        return False
+    figures = [set(re.findall(r"\d[\d,.]*", s)) for s in (sentence, earlier)]
+    if all(figures) and not figures[0] & figures[1]:
+        return False  # "In 2018, NASA announced ..." and "NASA announced Nov. 18, 2019 that ...": two events
+    named = [any(t.lemma_.lower() == c.agent_head and t.pos_ == "PROPN" for t in parse.parse(s))
+             for c, s in ((one, sentence), (two, earlier))]
+    if all(named) and one.agent_head != two.agent_head:
+        return False  # "Apple’s 12-inch MacBook features ..." and "Apple’s latest iPad Pro features ...": two things
+    return bool(one.agents & two.agents) and len(one.patients & two.patients) >= 2

@@ -56,6 +56,7 @@ from nonseq.text.voice import (
     without_connective,
 )
 from nonseq.text.words import common_word, tokens
+from nonseq.verify.roles import same_claim
 from nonseq.verify.rules import Verdict, Verifier
 
 if TYPE_CHECKING:
@@ -394,9 +395,10 @@ def standing(records: list[SentenceRecord], title: str = "",
     (`text.leaning`: "It ...", "these cytokines", "also", `He said: “...”`) must follow, in its
     section, a sentence citing the same source; one naming a person by surname only, whose full name
     its page (`pages`: a page's sentences by url) gives and the article (`title` first) has not given
-    before it, is left out wherever it stands. An abbreviation the article has not used is spelled
-    out where a page spells it out (`text.abbreviations`). What is left out is made "dropped", with
-    the reason as its last attempt."""
+    before it, is left out wherever it stands; so is one that makes the claim an earlier sentence made
+    (`verify.roles.same_claim`). An abbreviation the article has not used is spelled out where a page
+    spells it out (`text.abbreviations`). What is left out is made "dropped", with the reason as its last
+    attempt."""
     out: list[SentenceRecord] = []
     said = [title] if title else []
     defs = definitions(s for page in (pages or {}).values() for s in page)
@@ -427,6 +429,12 @@ def standing(records: list[SentenceRecord], title: str = "",
         if why and (why.startswith("surname") or prev is None or prev.unit.n != rec.unit.n):
             rec.attempts.append(Attempt("assemble", rec.text, Verdict(
                 False, reasons=[f"leans on a sentence the article does not hold before it ({why})"])))
+            rec.made, rec.text = "dropped", ""
+            continue
+        again = next((k for k in out if same_claim(first, unframed((split(k.text) or [k.text])[0]))), None)
+        if again is not None:  # the same claim from another page ("... has confirmed traces of water vapor ...")
+            rec.attempts.append(Attempt("assemble", rec.text, Verdict(
+                False, reasons=[f"makes the claim an earlier sentence made: {again.text[:80]}"])))
             rec.made, rec.text = "dropped", ""
             continue
         out.append(rec)
