@@ -229,8 +229,10 @@ def test_a_name_put_in_from_the_page_is_cited_with_the_sentence_it_came_from() -
     assert rec.text.startswith("The European Space Agency said Monday") and rec.named_from == [esa]
     assert rec.evidence == [agency, esa] and rec.to_dict()["named_from"] == [esa]
     assert [s["text"] for s in review([rec])[0]["sources"]] == [agency, esa]
+    lead = _record(0, 1, "Astronauts may one day hibernate on the way to Mars.")
     plain = _record(0, 1, "The agency said Monday that it would study hibernation.")
-    standing([plain], "Hibernating astronauts", {"http://127.0.0.1/0": [plain.text]})
+    pages = {"http://127.0.0.1/0": [lead.text, plain.text]}
+    assert standing([lead, plain], "Hibernating astronauts", pages) == [lead, plain]  # after its page's sentence
     assert plain.named_from == [] and plain.evidence == [plain.text]
 
 

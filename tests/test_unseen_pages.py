@@ -11,12 +11,13 @@ import pytest
 from nonseq.research.extract import extract
 from nonseq.text.furniture import clean_inline, furniture_reason
 from nonseq.text.language import language
-from nonseq.text.leaning import leaning_reason, opening_points_back, surname_referent
+from nonseq.text.leaning import leaning_reason, opening_points_back, surname_referent, unnamed_speaker
 from nonseq.text.parse import fragment
 from nonseq.text.prose import reject_reason
 from nonseq.text.sentences import split, strip_dateline
 from nonseq.text.voice import according_to, site_name, speech, unframed
 from nonseq.text.when import anchor
+from nonseq.verify.roles import same_claim
 from nonseq.writing.compose import (
     SentenceRecord,
     named_in_full,
@@ -519,6 +520,58 @@ def test_the_same_claim_from_another_page_is_said_once() -> None:
     macbook = _record(0, 2, "Apple’s 12-inch MacBook features a Retina display and USB-C connectivity.",
                       "http://127.0.0.1/1")
     assert standing([ipad, macbook]) == [ipad, macbook]  # two things, each named
+
+
+def test_the_same_speakers_same_statement_is_said_once() -> None:
+    """Pages of one story report one statement twice, in other words or as a paraphrase and then the quotation
+    ("Volker said he had no knowledge of any efforts to urge Ukraine to investigate ..." and "“At no time was I
+    aware of ... an effort to urge Ukraine to investigate ...,” Volker said"); the same speaker saying two
+    things about one subject is said twice."""
+    paraphrase = _record(0, 1, "Volker said he had no knowledge of any efforts to urge Ukraine to investigate "
+                               "Joe and Hunter Biden.")
+    quoted = _record(1, 2, "“At no time was I aware of or knowingly took part in an effort to urge Ukraine to "
+                           "investigate former Vice President Biden,” Volker said in his opening statement.",
+                     "http://127.0.0.1/1")
+    assert standing([paraphrase, quoted]) == [paraphrase]
+    assert quoted.made == "dropped" and quoted.attempts[-1].verdict.reasons[0].startswith("makes the claim")
+    told = ("Sonya Zoghlin, his attorney, told the paper in a statement that her client did not intend to cause "
+            "harm to the congresswoman.")
+    emailed = "His attorney, Sonya Zoghlin, said in an email that Smith never intended to harm the congresswoman."
+    assert same_claim(emailed, told)
+    assert not same_claim(emailed.replace("Sonya Zoghlin", "Mark Lee"), told)  # another speaker
+    watch = ("“When removing such a high-risk individual from suicide watch, it would be critical to do it in a "
+             "step-down fashion,” said Lisa Boesky, a clinical psychologist.")
+    risk = ("Boesky said Epstein was still “a high risk for suicide” because of the nature of his crimes and his "
+            "prior suicide attempt.")
+    assert not same_claim(risk, watch)  # one speaker, two statements (no verb shared)
+    credible = "“I think the allegations against Vice President Biden are self-serving and not credible,” Volker said."
+    theories = ("Volker said that he does not think that raising Vice President Biden or these things are "
+                "conspiracy theories.")
+    assert not same_claim(theories, credible)  # "think" is no statement's own verb
+
+
+def test_a_speaker_the_article_has_not_named_leans() -> None:
+    """"These 150 Indians ... were illegal immigrants, the officials said." and "The health commission said in a
+    statement that ..." name their speaker as their page named it before: after another page's sentence the
+    reader cannot tell whose words they are. After a sentence of its own page, or once the article has named
+    the speaker, such a sentence stands; a verb that reports no clause is no saying ("the company continued")."""
+    first = _record(0, 1, "Mexico deported 311 Indian nationals on Friday.", "http://127.0.0.1/9")
+    officials = _record(1, 2, "Nearly 150 Indians had either violated their visa norms or were illegal immigrants, "
+                              "the officials said.")
+    assert standing([first, officials]) == [first]
+    assert 'speaker "the officials"' in officials.attempts[-1].verdict.reasons[0]
+    own = _record(0, 1, "Indian officials said the nationals were flown to New Delhi.")
+    officials = _record(0, 1, "Nearly 150 Indians had either violated their visa norms or were illegal immigrants, "
+                              "the officials said.")
+    assert standing([own, officials]) == [own, officials]  # its own page's sentence before it
+    first, officials = _record(0, 1, first.text, "http://127.0.0.1/9"), _record(1, 2, officials.text)
+    assert standing([own, first, officials]) == [own, first, officials]  # the article named officials
+    assert unnamed_speaker("The health commission said in a statement that a man had contracted plague.", []) == (
+        'speaker "The health commission" is named nowhere before')
+    assert unnamed_speaker("The utility said it will closely monitor the weather.",
+                           ["The utility's mass power shutoff"]) == ""  # the headline names it
+    assert unnamed_speaker("The company continued to sign up additional subscribers.", []) == ""
+    assert unnamed_speaker("The police said the man was arrested on Sunday.", []) == ""  # the place's own
 
 
 def test_a_definite_subject_its_pages_sentence_before_brought_in_leans_where_the_article_lacks_it() -> None:

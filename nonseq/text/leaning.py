@@ -58,6 +58,7 @@ from nonseq.text.reference_words import (
     PEOPLE,
     PERSON,
     PRONOUNS,
+    SAYING,
     SEQUEL_JOINERS,
     SEQUEL_TIED,
     SEQUELS,
@@ -492,14 +493,11 @@ _NATIONAL = frozenset(("government", "market", "economy", "industry", "military"
                        "embassy", "people", "public", "capital", "currency", "border", "coast", "constitution"))
 
 
-def points_back(sentence: str, before: Sequence[str], said: Sequence[str] = ()) -> str:
-    """A definite phrase ("the scan", "The office", "the smaller notebook") whose noun one of the two
-    page sentences before it mentions (`before`: its page's sentences before it), so it points back at
-    that mention, and which neither the sentence before the phrase nor `said` (what a reader has been
-    told: the headline, the article before) names; "" when there is none. Not a noun a reader knows
-    the one of (UNIQUE), a time, a name's phrase ("the Apple keyboard"), one a modifier identifies
-    ("the release of ...", "the largest ...", "the plant that opened"), nor one inside a quotation."""
-    doc = parse(sentence)
+def _definite_phrases(doc: Any, said: Sequence[str]) -> Any:
+    """Each definite phrase of a parsed sentence that says not which one it is and that neither the sentence
+    before it nor `said` names: (its "the", its noun, the noun's mention pattern). Not a noun a reader knows
+    the one of (UNIQUE), a time, a name's phrase ("the Apple keyboard"), one a modifier identifies ("the
+    release of ...", "the largest ...", "the plant that opened"), nor one inside a quotation."""
     quotes = _spans(doc)
     for t in doc:
         if t.lower_ != "the" or t.dep_ != "det" or _inside(t, quotes):
@@ -516,8 +514,31 @@ def points_back(sentence: str, before: Sequence[str], said: Sequence[str] = ()) 
         said_here = [doc[:t.i].text, *said]
         if any(mention.search(s) or (lemma in _COMPANY and _INCORPORATED.search(s)) for s in said_here):
             continue  # named before ("the company" after "Walt Disney Co.")
+        yield t, noun, mention
+
+
+def points_back(sentence: str, before: Sequence[str], said: Sequence[str] = ()) -> str:
+    """A definite phrase ("the scan", "The office", "the smaller notebook") whose noun one of the two
+    page sentences before it mentions (`before`: its page's sentences before it), so it points back at
+    that mention, and which neither the sentence before the phrase nor `said` (what a reader has been
+    told: the headline, the article before) names (`_definite_phrases`); "" when there is none."""
+    doc = parse(sentence)
+    for t, noun, mention in _definite_phrases(doc, said):
         if any(mention.search(s) for s in before[-2:]):
             return f'definite "{doc[t.i:noun.i + 1].text}" points back at its page\'s mention'
+    return ""
+
+
+def unnamed_speaker(sentence: str, said: Sequence[str] = ()) -> str:
+    """A definite phrase that is who says something ("The health commission said ...", "..., the authors
+    said": the subject of a verb of saying that reports a clause) and that `said` (the headline, the article
+    before) has not named (`_definite_phrases`): a speaker its page named before; "" when there is none."""
+    doc = parse(sentence)
+    for t, noun, _ in _definite_phrases(doc, said):
+        verb = noun.head
+        if (noun.dep_ == "nsubj" and verb.pos_ == "VERB" and verb.lemma_.lower() in SAYING
+                and any(c.dep_ in ("ccomp", "parataxis") for c in verb.children)):  # not "the company continued"
+            return f'speaker "{doc[t.i:noun.i + 1].text}" is named nowhere before'
     return ""
 
 

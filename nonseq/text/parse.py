@@ -198,6 +198,43 @@ def main_clause(text: str) -> Clause | None:
     return clause_of(root)
 
 
+@dataclass(frozen=True)
+class Statement:
+    """What a sentence reports someone said: the names in its speaker, and the content words and verbs
+    of the clause said ("Kennedy said the case highlights that rights ... carry responsibilities")."""
+
+    speaker: frozenset[str]  # the speaker's name lemmas ("james", "kennedy", "jr.")
+    words: frozenset[str]    # content lemmas of what was said
+    verbs: frozenset[str]    # its verb lemmas
+
+
+#: The clause a verb of saying hangs what was said on (a parse may hang it on "in a statement": acl).
+_SAID = frozenset(("ccomp", "parataxis", "acl", "advcl", "xcomp", "relcl"))
+_WORDS = frozenset(("NOUN", "PROPN", "VERB", "ADJ", "ADV", "NUM"))
+
+
+def statement(text: str, speaking: frozenset[str]) -> Statement | None:
+    """What the sentence's root verb of saying (`speaking`: lemmas) reports a named speaker said, or None
+    (no such verb, no name in its subject, no clause said)."""
+    doc = parse(text)
+    root = next((t for t in doc if t.dep_ == "ROOT"), None)
+    if root is None or root.lemma_.lower() not in speaking:
+        return None
+    subject = next((c for c in root.children if c.dep_ in _SUBJECTS | _PASSIVE_SUBJECTS), None)
+    names = frozenset(t.lemma_.lower() for t in subject.subtree if t.pos_ == "PROPN") if subject else frozenset()
+    if subject is None or not names:
+        return None
+    inside = {t.i for t in subject.subtree} | {root.i}
+    said = next((t for t in root.subtree if t.i not in inside and t.dep_ in _SAID and t.pos_ in ("VERB", "AUX")),
+                None)
+    if said is None:
+        return None
+    words = [t for t in said.subtree if t.pos_ in _WORDS and not t.is_stop and t.lemma_.isalpha()
+             and len(t.lemma_) > 1]
+    return Statement(names, frozenset(t.lemma_.lower() for t in words),
+                     frozenset(t.lemma_.lower() for t in words if t.pos_ == "VERB"))
+
+
 def lemmas(text: str) -> frozenset[str]:
     """Every lower-case lemma of a text."""
     return frozenset(t.lemma_.lower() for t in parse(text))

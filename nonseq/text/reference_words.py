@@ -41,6 +41,8 @@ PRONOUNS = PERSON | THING | GROUP
 SPEECH_VERBS = frozenset(("say", "tell", "add", "write", "explain", "note", "state", "argue", "ask", "continue",
                           "advise", "recall", "insist", "warn", "declare", "reply", "answer", "claim", "announce",
                           "tweet"))
+#: Verbs of saying whose subject is a speaker ("Kennedy said ...", "Zoghlin told The Hill ...", "NASA confirmed").
+SAYING = SPEECH_VERBS | frozenset(("report", "confirm", "testify", "email", "acknowledge", "admit"))
 TIME_NOUNS = frozenset(("second", "minute", "hour", "day", "night", "week", "weekend", "month", "year",
                         "decade", "century", "half-century", "generation", "season", "era", "time", "morning",
                         "afternoon", "evening", *(m.lower() for m in MONTHS)))

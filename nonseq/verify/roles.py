@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from nonseq.text.furniture import FOOTNOTE_NUMBER
+from nonseq.text.reference_words import SAYING
 
 #: Verbs a restatement may bring in without its source using them (the copula, reporting verbs).
 LIGHT_VERBS = frozenset(("be", "have", "say", "tell", "state", "report", "add", "note", "explain",
@@ -170,11 +171,14 @@ def same_claim(sentence: str, earlier: str) -> bool:
     """True when a sentence makes the claim an earlier one made: the same main verb (not a light one), agents
     sharing a word and patients sharing two ("NASA scientists ... have confirmed the presence of water vapor on
     ... Europa" after "A team led by researchers out of NASA's Goddard ... has confirmed traces of water vapor
-    ... Europa"), and no figures that tell two events apart (both give figures, and none is shared)."""
+    ... Europa"), and no figures that tell two events apart (both give figures, and none is shared); or the
+    same speaker's same statement (`same_statement`)."""
     import re
 
     from nonseq.text import parse
 
+    if same_statement(sentence, earlier):
+        return True
     one, two = parse.main_clause(sentence), parse.main_clause(earlier)
     if one is None or two is None or one.verb != two.verb or one.verb in LIGHT_VERBS:
         return False
@@ -186,3 +190,23 @@ def same_claim(sentence: str, earlier: str) -> bool:
     if all(named) and one.agent_head != two.agent_head:
         return False  # "Apple’s 12-inch MacBook features ..." and "Apple’s latest iPad Pro features ...": two things
     return bool(one.agents & two.agents) and len(one.patients & two.patients) >= 2
+
+
+#: Verbs too common in what people say to make two statements one ("I think ...", "we want ...").
+_COMMON_SAID = frozenset(("be", "have", "do", "think", "believe", "know", "feel", "want", "make", "get", "go",
+                          "come", "take", "give", "see"))
+
+
+def same_statement(sentence: str, earlier: str) -> bool:
+    """True when a sentence reports a statement an earlier one reported: a speaker sharing a name, and what
+    they said sharing three content words, half of the shorter's, one of them a verb that is not common
+    ("Carlineo's attorney, Sonya Zoghlin, said ... that Carlineo never intended to harm Omar" after "Sonya A.
+    Zoghlin ... told The Hill ... that her client did not intend to cause harm to Omar ...")."""
+    from nonseq.text import parse
+
+    one, two = parse.statement(sentence, SAYING), parse.statement(earlier, SAYING)
+    if one is None or two is None or not one.speaker & two.speaker:
+        return False
+    shared = one.words & two.words
+    return (len(shared) >= 3 and 2 * len(shared) >= min(len(one.words), len(two.words))
+            and bool((one.verbs & two.verbs) - _COMMON_SAID))

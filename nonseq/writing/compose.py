@@ -35,6 +35,7 @@ from nonseq.text.leaning import (
     leaning_reason,
     opening_points_back,
     surname_referent,
+    unnamed_speaker,
 )
 from nonseq.text.names import full_names
 from nonseq.text.parse import keeps_case, order
@@ -414,7 +415,8 @@ def standing(records: list[SentenceRecord], title: str = "",
         rec.text, naming = named_institution(rec.text, first, before, said)  # "The agency" -> "The European ..."
         rec.named_from += [naming] if naming else []
         first = unframed((split(rec.text) or [rec.text])[0])
-        why = leaning_reason(first, page, said) or opening_points_back(first, before, said)  # "The office ..."
+        why = (leaning_reason(first, page, said) or opening_points_back(first, before, said)  # "The office ..."
+               or unnamed_speaker(first, said))  # "..., the authors said."
         others = [s for url, sents in (pages or {}).items() if url != rec.unit.sentences[0].url for s in sents]
         for _ in range(3):  # each person named by surname only ("both Vindman and Williams")
             if not (why and why.startswith("surname")):
