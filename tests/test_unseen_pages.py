@@ -697,6 +697,18 @@ def test_a_quotation_needs_a_verb_of_saying_and_its_speaker_is_who_spoke() -> No
         "Sowers, who is also considering Joe Biden, said: “")  # a clause about the speaker before the verb stays
 
 
+def test_whose_report_a_quotation_comes_from_stays_with_its_speaker() -> None:
+    """"..., said one legal expert, as reported by the Independent newspaper." had been quoted as "One legal
+    expert said: “...”": the clause after the verb was cut as saying more than who spoke, and with it whose
+    report the words are. "as reported by", "as quoted by", "as told to" stay; "as the union met" goes."""
+    assert quotation("“Prince Andrew is not entitled to any form of immunity by virtue of his position,” said one "
+                     "legal expert, as reported by the Independent newspaper.", 45) == (
+        "One legal expert, as reported by the Independent newspaper, said: “Prince Andrew is not entitled to any "
+        "form of immunity by virtue of his position”")
+    assert quotation("“We will look at every option to keep the plant open,” he said, as the union met on Monday.",
+                     45) == "He said: “We will look at every option to keep the plant open”"
+
+
 def test_a_possessive_name_put_back_takes_no_the_and_one_inside_a_quotation_is_in_brackets() -> None:
     """Putting back every definite subject's name on the pages held "The Ford’s Mustang Mach E was unveiled ..."
     and a quotation's words changed ("“The US President wants the option ...”")."""

@@ -187,8 +187,9 @@ def clean(reply: str, most: int) -> str:
 
 
 #: A clause after the speaker's verb that says more than who spoke ("he said, although it could later ...").
-_AFTER_SPEAKER = re.compile(r",\s+(?:although|though|including|adding|noting|citing|but|while|because|as|which|"
-                            r"referring|speaking)\b.*$", re.I)
+_AFTER_SPEAKER = re.compile(r",\s+(?:although|though|including|adding|noting|citing|but|while|because|which|"
+                            r"referring|speaking|as(?!\s+(?:first\s+)?(?:reported|quoted|told|cited)\b))\b.*$",
+                            re.I)  # "as reported by the Independent" says whose report it is, and stays
 
 
 def quotation(text: str, max_words: int) -> str:
