@@ -40,7 +40,7 @@ scan") whose noun one of the two page sentences before it mentions and the reade
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -493,7 +493,7 @@ _NATIONAL = frozenset(("government", "market", "economy", "industry", "military"
                        "embassy", "people", "public", "capital", "currency", "border", "coast", "constitution"))
 
 
-def _definite_phrases(doc: Any, said: Sequence[str]) -> Any:
+def _definite_phrases(doc: Any, said: Sequence[str]) -> Iterator[tuple[Any, Any, re.Pattern[str]]]:
     """Each definite phrase of a parsed sentence that says not which one it is and that neither the sentence
     before it nor `said` names: (its "the", its noun, the noun's mention pattern). Not a noun a reader knows
     the one of (UNIQUE), a time, a name's phrase ("the Apple keyboard"), one a modifier identifies ("the

@@ -221,8 +221,10 @@ def statement(text: str, speaking: frozenset[str]) -> Statement | None:
     if root is None or root.lemma_.lower() not in speaking:
         return None
     subject = next((c for c in root.children if c.dep_ in _SUBJECTS | _PASSIVE_SUBJECTS), None)
-    names = frozenset(t.lemma_.lower() for t in subject.subtree if t.pos_ == "PROPN") if subject else frozenset()
-    if subject is None or not names:
+    if subject is None:
+        return None
+    names = frozenset(t.lemma_.lower() for t in subject.subtree if t.pos_ == "PROPN")
+    if not names:
         return None
     inside = {t.i for t in subject.subtree} | {root.i}
     said = next((t for t in root.subtree if t.i not in inside and t.dep_ in _SAID and t.pos_ in ("VERB", "AUX")),
