@@ -493,6 +493,20 @@ _NATIONAL = frozenset(("government", "market", "economy", "industry", "military"
                        "embassy", "people", "public", "capital", "currency", "border", "coast", "constitution"))
 
 
+def _identifying_preposition(token: Any) -> bool:
+    """True for a preposition after a noun that says which one it is: "of" ("the release of IL-25"), or any
+    preposition before a verb's "-ing" ("the road to retiring early"); not "of" before a word that points
+    back itself ("the success of this grant"), nor a place or a time ("the house in Braunau", "the delay
+    with the Ukrainians")."""
+    if token.dep_ != "prep":
+        return False
+    objects = [c for c in token.children if c.dep_ in ("pobj", "pcomp")]
+    if any(o.tag_ == "VBG" for o in objects):
+        return True
+    return token.lower_ == "of" and not any(o.pos_ == "PRON" or any(d.lower_ in ("this", "that", "these", "those")
+                                                                    for d in o.children) for o in objects)
+
+
 def _definite_phrases(doc: Any, said: Sequence[str]) -> Iterator[tuple[Any, Any, re.Pattern[str]]]:
     """Each definite phrase of a parsed sentence that says not which one it is and that neither the sentence
     before it nor `said` names: (its "the", its noun, the noun's mention pattern). Not a noun a reader knows
@@ -506,10 +520,13 @@ def _definite_phrases(doc: Any, said: Sequence[str]) -> Iterator[tuple[Any, Any,
         lemma = str(noun.lemma_).lower()
         if not _common_noun(noun) or not noun.is_alpha or lemma in UNIQUE or lemma in TIME_NOUNS:
             continue
-        if any(c.dep_ in _IDENTIFYING or (c.dep_ == "prep" and c.lower_ == "of") or c.pos_ == "PROPN"
+        if any(c.dep_ in _IDENTIFYING or _identifying_preposition(c) or c.pos_ == "PROPN"
                or c.tag_ == "JJS" or c.lower_ in _RANKS
                or (c.dep_ == "amod" and c.text[:1].isupper() and lemma in _NATIONAL) for c in noun.children):
-            continue  # "the release of ...", "the Indian market" (not "the French duo")
+            continue  # "the release of ...", "the road to retiring early", "the Indian market" (not "the French duo")
+        if noun.dep_ == "nsubj" and noun.head.lemma_ == "be" and any(
+                c.dep_ in ("xcomp", "ccomp") for c in noun.head.children):
+            continue  # "The goal is to reach everyone ...": the sentence says which
         mention = re.compile(rf"\b(?:{re.escape(lemma)}|{re.escape(noun.lower_)})(?:s|es)?\b", re.I)
         said_here = [doc[:t.i].text, *said]
         if any(mention.search(s) or (lemma in _COMPANY and _INCORPORATED.search(s)) for s in said_here):
@@ -539,6 +556,25 @@ def unnamed_speaker(sentence: str, said: Sequence[str] = ()) -> str:
         if (noun.dep_ == "nsubj" and verb.pos_ == "VERB" and verb.lemma_.lower() in SAYING
                 and any(c.dep_ in ("ccomp", "parataxis") for c in verb.children)):  # not "the company continued"
             return f'speaker "{doc[t.i:noun.i + 1].text}" is named nowhere before'
+    return ""
+
+
+#: Comparatives of quantity: "the more hits are blocked" is the first half of "the more ..., the more ...".
+_QUANTITY = frozenset(("more", "less", "fewer"))
+
+
+def compared_phrase(sentence: str, said: Sequence[str] = ()) -> str:
+    """A definite phrase on a comparative ("the smaller notebook", "the older engine") with nothing in the
+    sentence it is compared with (no "than", no second comparative: "the lower difficulty ... the higher
+    ones", "the earlier ..., the more ...") whose noun `said` (the headline, the article before) has not
+    named (`_definite_phrases`): it compares with something its page said before; "" when there is none."""
+    doc = parse(sentence)
+    if any(t.lower_ == "than" for t in doc) or sum(t.tag_ in ("JJR", "RBR") for t in doc) > 1:
+        return ""
+    for t, noun, _ in _definite_phrases(doc, said):
+        adjective = doc[t.i + 1]
+        if adjective.tag_ == "JJR" and adjective.head.i == noun.i and adjective.lower_ not in _QUANTITY:
+            return f'"{doc[t.i:noun.i + 1].text}" compares with something named nowhere before'
     return ""
 
 

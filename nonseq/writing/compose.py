@@ -30,6 +30,7 @@ from nonseq.events import Kind, Progress, Step, emit
 from nonseq.text.abbreviations import definitions, spelled_out
 from nonseq.text.furniture import unlink
 from nonseq.text.leaning import (
+    compared_phrase,
     definite_subject,
     institution_name,
     leaning_reason,
@@ -63,7 +64,7 @@ from nonseq.verify.rules import Verdict, Verifier
 if TYPE_CHECKING:
     from nonseq.config import WritingSettings
     from nonseq.llm.base import LLM
-    from nonseq.writing.plan import Unit, WritePlan
+    from nonseq.writing.plan import SourceSentence, Unit, WritePlan
 
 SYSTEM = "You rewrite sentences for a news article. Answer with one sentence only."
 EXAMPLE_IN = "The company, which was founded in 2004, said on Tuesday that its profits rose by 12 percent."
@@ -411,13 +412,13 @@ def standing(records: list[SentenceRecord], title: str = "",
         rec.text = spelled_out(rec.text, said, defs)  # an abbreviation's long form put back from a page
         first = unframed((split(rec.text) or [rec.text])[0])  # the frame's title is not the source's text
         page = (pages or {}).get(rec.unit.sentences[0].url, [])
-        source = rec.unit.sentences[0].text
-        before = page[:page.index(source)] if source in page else []
+        before = page_before(page, rec.unit.sentences[0])
         rec.text, naming = named_institution(rec.text, first, before, said)  # "The agency" -> "The European ..."
         rec.named_from += [naming] if naming else []
         first = unframed((split(rec.text) or [rec.text])[0])
         why = (leaning_reason(first, page, said) or opening_points_back(first, before, said)  # "The office ..."
-               or unnamed_speaker(first, said))  # "..., the authors said."
+               or unnamed_speaker(first, said)  # "..., the authors said."
+               or compared_phrase(first, said))  # "... for the smaller notebook."
         others = [s for url, sents in (pages or {}).items() if url != rec.unit.sentences[0].url for s in sents]
         for _ in range(3):  # each person named by surname only ("both Vindman and Williams")
             if not (why and why.startswith("surname")):
@@ -429,7 +430,10 @@ def standing(records: list[SentenceRecord], title: str = "",
             rec.named_from += [naming] if naming and naming not in rec.named_from else []
             first = unframed((split(rec.text) or [rec.text])[0])
             why = leaning_reason(first, page, said) or ""
-        if why and (why.startswith("surname") or prev is None or prev.unit.n != rec.unit.n):
+        here = page_place(page, rec.unit.sentences[0])
+        after_own = (prev is not None and prev.unit.n == rec.unit.n  # its own page's sentence, from before it
+                     and not 0 <= here < page_place(page, prev.unit.sentences[-1]))
+        if why and (why.startswith("surname") or not after_own):
             rec.attempts.append(Attempt("assemble", rec.text, Verdict(
                 False, reasons=[f"leans on a sentence the article does not hold before it ({why})"])))
             rec.made, rec.text = "dropped", ""
@@ -443,6 +447,22 @@ def standing(records: list[SentenceRecord], title: str = "",
         out.append(rec)
         said.append(rec.text)
     return out
+
+
+def page_place(page: list[str], source: SourceSentence) -> int:
+    """Where a source sentence stands on its page: its last mention as the page has it, or as the plan has it
+    (the whole page follows the plan's own sentences, `writer.full_pages`, so the last mention is the page's
+    own place); -1 when the page lacks it."""
+    for text in (source.page, source.text):
+        if text and text in page:
+            return len(page) - 1 - page[::-1].index(text)
+    return -1
+
+
+def page_before(page: list[str], source: SourceSentence) -> list[str]:
+    """The page's sentences before a source sentence, with those retrieval did not rank ("The scan revealed
+    ..." after "... performed a more detailed CT scan.")."""
+    return page[:max(page_place(page, source), 0)]
 
 
 def named_in_full(text: str, first: str, page: list[str], said: list[str],

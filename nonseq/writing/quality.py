@@ -24,7 +24,7 @@ _HEADLINE = re.compile(r"^\s*#\s")
 #: The blind reading of the bench's test split (docs/writing.md, "The blind reading"), with the default
 #: writer (the source's own words): the share of the sentences the checks passed that a reader kept,
 #: and how many were read. The checks' own share is an estimate; this is its measured precision.
-AUDIT: dict[str, float | int | str | None] = {"keep_share": 0.850, "sentences": 153, "split": "test"}  # docs/writing.md
+AUDIT: dict[str, float | int | str | None] = {"keep_share": 0.854, "sentences": 151, "split": "test"}  # docs/writing.md
 #: The same reading of the writer with the model restating ([writing] restate = true): quoted for an
 #: article that holds a restated sentence, whose precision the default's reading does not measure.
 AUDIT_RESTATING: dict[str, float | int | str | None] = {"keep_share": 0.606, "sentences": 155, "split": "test"}
