@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 from test_writer import OverlapSupport, make_pack, schema
 
-from nonseq.text.leaning import definite_subject, leaning_reason, points_back
+from nonseq.text.definite import definite_subject, points_back
+from nonseq.text.leaning import leaning_reason
 from nonseq.verify.rules import Verifier
 from nonseq.writing.compose import SentenceRecord, review, standing
 from nonseq.writing.plan import PlanSettings, SourceSentence, Unit, build_plan, in_page_order, leaning_units

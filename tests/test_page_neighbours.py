@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from test_writer import make_pack, schema
 
-from nonseq.text.leaning import compared_phrase, points_back
+from nonseq.text.definite import compared_phrase, points_back
 from nonseq.writing.compose import SentenceRecord, page_before, standing
 from nonseq.writing.plan import SourceSentence, Unit, build_plan
 from nonseq.writing.writer import full_pages, joined

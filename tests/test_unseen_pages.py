@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 
 from nonseq.research.extract import extract
+from nonseq.text.definite import opening_points_back, unnamed_speaker
 from nonseq.text.furniture import clean_inline, furniture_reason
 from nonseq.text.language import language
-from nonseq.text.leaning import leaning_reason, opening_points_back, surname_referent, unnamed_speaker
+from nonseq.text.leaning import leaning_reason, surname_referent
 from nonseq.text.parse import fragment
 from nonseq.text.prose import reject_reason
 from nonseq.text.sentences import split, strip_dateline

@@ -28,16 +28,15 @@ from typing import TYPE_CHECKING, Any
 
 from nonseq.events import Kind, Progress, Step, emit
 from nonseq.text.abbreviations import definitions, spelled_out
-from nonseq.text.furniture import unlink
-from nonseq.text.leaning import (
+from nonseq.text.definite import (
     compared_phrase,
     definite_subject,
     institution_name,
-    leaning_reason,
     opening_points_back,
-    surname_referent,
     unnamed_speaker,
 )
+from nonseq.text.furniture import unlink
+from nonseq.text.leaning import leaning_reason, surname_referent
 from nonseq.text.names import full_names
 from nonseq.text.parse import keeps_case, order
 from nonseq.text.prose import quoted_at
@@ -490,7 +489,7 @@ def named_in_full(text: str, first: str, page: list[str], said: list[str],
 def named_institution(text: str, first: str, before: list[str], said: list[str]) -> tuple[str, str]:
     """The text with the definite subject its first sentence opens on named as its page names it ("The
     agency said" -> "The European Space Agency said"), when the page's nearest mention before it
-    (`before`) is that proper name and the article before has not said it (`leaning.institution_name`),
+    (`before`) is that proper name and the article before has not said it (`definite.institution_name`),
     and the page sentence that names it (cited beside the source, so a reader can check the name); the
     text as it is and "" otherwise. A possessive name takes no "The" ("Ford’s Mustang Mach E"); inside a
     quotation the name goes in square brackets."""

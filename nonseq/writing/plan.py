@@ -25,8 +25,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from nonseq.models import CUT_START_KEY, SECTION_KEY, SITE_KEY, DropReason, SourceKind
+from nonseq.text.definite import definite_subject, points_back
 from nonseq.text.furniture import clean_inline, furniture_reason
-from nonseq.text.leaning import definite_subject, leaning_reason, points_back
+from nonseq.text.leaning import leaning_reason
 from nonseq.text.parse import lemmas
 from nonseq.text.prose import reject_reason
 from nonseq.text.sentences import split, strip_dateline
@@ -370,7 +371,7 @@ def admit_below_floor(sents: list[SourceSentence], vecs: np.ndarray, cfg: PlanSe
 
 def bridged(before: str, sentence: str) -> bool:
     """True when the sentence opens on "the" + a noun that the page's sentence before it names ("... found
-    water vapour plumes. The plumes ...": `leaning.definite_subject`), so a reader needs that sentence."""
+    water vapour plumes. The plumes ...": `definite.definite_subject`), so a reader needs that sentence."""
     noun = definite_subject(sentence)
     return bool(noun) and noun in lemmas(before)
 
@@ -409,7 +410,7 @@ def leaning_units(units: list[Unit], sents: list[SourceSentence], told: list[str
     """1.0 for each unit whose first sentence leans on its page's sentences before it, else 0.0: it opens
     on a word that points back ("It", "But": `_LEANS`), or a definite phrase in it names what one of the
     two sentences before it in its chunk brought in and the topic (`told`) does not ("the scan":
-    `leaning.points_back`); the plan prefers other units (`lean_penalty`)."""
+    `definite.points_back`); the plan prefers other units (`lean_penalty`)."""
     text = {(s.chunk, s.index): s.text for s in sents}
     out = []
     for u in units:
