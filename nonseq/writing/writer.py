@@ -108,16 +108,17 @@ def full_pages(ws: Workspace, plan: WritePlan) -> dict[str, list[str]]:
         points = ws.store.scroll_all(research_collection(category), match={"url": url})
         page: list[str] = []
         for point in sorted(points, key=lambda p: p.chunk.position):
-            page = joined(page, split(point.chunk.text))
+            join(page, split(point.chunk.text))
         out.setdefault(url, []).extend(page)
     return out
 
 
-def joined(page: list[str], window: list[str]) -> list[str]:
-    """The page's sentences with the next chunk's after them, less the sentences the chunk repeats from the
-    end of the one before (chunks overlap: `research.chunking`), so each sentence has its page neighbours."""
+def join(page: list[str], window: list[str]) -> list[str]:
+    """Add the next chunk's sentences to the page's, less those the chunk repeats from the end of the one before
+    (chunks overlap: `research.chunking`), so each sentence has its page neighbours; the page, extended."""
     repeated = next((k for k in range(min(len(page), len(window)), 0, -1) if page[-k:] == window[:k]), 0)
-    return page + window[repeated:]
+    page.extend(window[repeated:])
+    return page
 
 
 def write_planned(ws: Workspace, pack: ContextPack, llm: LLM, *, support: SupportCheck | None = None,
