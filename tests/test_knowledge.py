@@ -18,9 +18,10 @@ from nonseq import knowledge, queue
 from nonseq.config import load_settings
 from nonseq.index.vector_store import EVERGREEN, knowledge_collection, research_collection
 from nonseq.knowledge import dedup, records
-from nonseq.knowledge.extract import Page, extractive_facts, find_quote, merge_overlap, topic_pages
+from nonseq.knowledge.extract import Page, extractive_facts, find_quote, topic_pages
 from nonseq.knowledge.records import FactRecord
 from nonseq.models import Topic
+from nonseq.research.chunking import merge_overlap
 from nonseq.workspace import Workspace
 
 REPO = Path(__file__).resolve().parents[1]

@@ -9,10 +9,12 @@ from typing import Any
 import numpy as np
 from test_writer import make_pack, schema
 
+from nonseq.research.chunking import merge_overlap
 from nonseq.text.definite import compared_phrase, points_back
+from nonseq.text.sentences import split
 from nonseq.writing.compose import SentenceRecord, page_before, standing
 from nonseq.writing.plan import SourceSentence, Unit, build_plan
-from nonseq.writing.writer import full_pages, join
+from nonseq.writing.writer import full_pages
 
 URL = "http://127.0.0.1/duvet"
 PAGE = ["A man switched to feather bedding and began to feel breathless.",
@@ -29,14 +31,10 @@ def _record(section: int, n: int, text: str, url: str = URL, page: str = "") -> 
 
 def test_overlapping_chunks_make_a_page_that_holds_each_sentence_once_in_order() -> None:
     """Chunks repeat the last sentences of the chunk before: the page read back from them holds each once."""
-    assert join(PAGE[:3], PAGE[1:]) == PAGE
-    assert join(PAGE[:2], PAGE[2:]) == PAGE  # no overlap
-    assert join([], PAGE) == PAGE
-    assert join(["Stocks fell.", "Stocks fell."], ["Stocks fell.", "Bonds rose."]) == [
+    assert split(merge_overlap(" ".join(PAGE[:3]), " ".join(PAGE[1:]))) == PAGE
+    assert split(merge_overlap(" ".join(PAGE[:2]), " ".join(PAGE[2:]))) == PAGE  # no overlap
+    assert split(merge_overlap("Stocks fell. Stocks fell.", "Stocks fell. Bonds rose.")) == [
         "Stocks fell.", "Stocks fell.", "Bonds rose."]  # the page's own repeat stays
-    page = PAGE[:3]
-    join(page, PAGE[2:])
-    assert page == PAGE  # extended where it is
 
 
 def test_the_whole_indexed_page_is_read_back_without_the_chunks_overlap(ws: Any, embed: Any) -> None:

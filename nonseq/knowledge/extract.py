@@ -23,8 +23,8 @@ from nonseq.events import Kind, Progress, Step, emit
 from nonseq.index.vector_store import research_collection
 from nonseq.knowledge import dedup, records
 from nonseq.knowledge.records import EXTRACTIVE, FactRecord
-from nonseq.models import Chunk, FactKind, Topic
-from nonseq.research.chunking import PAGE_BREAKS_KEY
+from nonseq.models import FactKind, Topic
+from nonseq.research.chunking import merge_chunks
 from nonseq.text.instructions import drop_instructions, is_instruction
 from nonseq.text.sentences import sentences
 
@@ -33,8 +33,6 @@ if TYPE_CHECKING:
 
 #: Bumped whenever the extraction prompt changes (recorded on every LLM fact).
 PROMPT_VERSION = "facts-v1"
-#: Shortest overlap (characters) taken as the shared edge of two consecutive chunks.
-MIN_OVERLAP = 12
 #: Share of a loosely copied quote's words one page sentence must hold to stand in for it.
 FUZZY_QUOTE = 0.8
 #: Sentence length bounds (characters) for a fact picked verbatim.
@@ -123,14 +121,6 @@ class ExtractReport:
         return data
 
 
-def merge_overlap(first: str, second: str) -> str:
-    """Join two consecutive chunks, dropping the sentences the second repeats from the first."""
-    for k in range(min(len(first), len(second)), MIN_OVERLAP - 1, -1):
-        if first.endswith(second[:k]):
-            return first + second[k:]
-    return f"{first}\n{second}"
-
-
 def topic_pages(ws: Workspace, topic: Topic) -> list[Page]:
     """The topic's pages rebuilt from its research chunks, in the order they were fetched."""
     points = ws.store.scroll_all(research_collection(topic.category), {"topic_slug": topic.slug})
@@ -154,25 +144,6 @@ def topic_pages(ws: Workspace, topic: Topic) -> list[Page]:
         pages.append(Page(url, first.title, first.domain, first.published, fetched.get(url, ""),
                           text, marks))
     return sorted(pages, key=lambda p: (order.get(p.url, len(order)), p.url))
-
-
-def merge_chunks(chunks: list[Chunk]) -> tuple[str, list[tuple[int, int]]]:
-    """Consecutive chunks joined into the page's text, with where each document page begins in it."""
-    text, marks = chunks[0].text, _page_marks(chunks[0], 0)
-    for chunk in chunks[1:]:
-        text = merge_overlap(text, chunk.text)
-        marks += _page_marks(chunk, len(text) - len(chunk.text))
-    return text, sorted(marks, key=lambda m: m[0])
-
-
-def _page_marks(chunk: Chunk, start: int) -> list[tuple[int, int]]:
-    """(offset, page) of each page a chunk starting at `start` holds (its page_breaks place them)."""
-    breaks = list(chunk.extra.get(PAGE_BREAKS_KEY) or [])
-    if not chunk.pages:
-        return []
-    if len(breaks) != len(chunk.pages) - 1:
-        return [(start, page) for page in chunk.pages]
-    return [(start + offset, page) for offset, page in zip([0, *breaks], chunk.pages, strict=True)]
 
 
 def prose_lines(text: str) -> list[tuple[int, str]]:

@@ -14,6 +14,8 @@ SPECIAL_TOKENS = 2
 #: Payload key of where, in a chunk's text, each of its pages after the first begins.
 PAGE_BREAKS_KEY = "page_breaks"
 CountTokens = Callable[[str], int]
+#: Shortest overlap (characters) taken as the shared edge of two consecutive chunks.
+MIN_OVERLAP = 12
 
 
 @dataclass
@@ -254,3 +256,30 @@ def _join(units: list[_Unit]) -> str:
             parts.append(" ")
         parts.append(unit.text)
     return "".join(parts)
+
+
+def merge_overlap(first: str, second: str) -> str:
+    """Join two consecutive chunks, dropping the sentences the second repeats from the first."""
+    for k in range(min(len(first), len(second)), MIN_OVERLAP - 1, -1):
+        if first.endswith(second[:k]):
+            return first + second[k:]
+    return f"{first}\n{second}"
+
+
+def merge_chunks(chunks: list[Chunk]) -> tuple[str, list[tuple[int, int]]]:
+    """Consecutive chunks joined into the page's text, with where each document page begins in it."""
+    text, marks = chunks[0].text, _page_marks(chunks[0], 0)
+    for chunk in chunks[1:]:
+        text = merge_overlap(text, chunk.text)
+        marks += _page_marks(chunk, len(text) - len(chunk.text))
+    return text, sorted(marks, key=lambda m: m[0])
+
+
+def _page_marks(chunk: Chunk, start: int) -> list[tuple[int, int]]:
+    """(offset, page) of each page a chunk starting at `start` holds (its page_breaks place them)."""
+    breaks = list(chunk.extra.get(PAGE_BREAKS_KEY) or [])
+    if not chunk.pages:
+        return []
+    if len(breaks) != len(chunk.pages) - 1:
+        return [(start, page) for page in chunk.pages]
+    return [(start + offset, page) for offset, page in zip([0, *breaks], chunk.pages, strict=True)]

@@ -100,25 +100,17 @@ def full_pages(ws: Workspace, plan: WritePlan) -> dict[str, list[str]]:
     of the page retrieval did not rank)."""
     from nonseq.index.vector_store import research_collection
     from nonseq.models import SourceKind
+    from nonseq.research.chunking import merge_chunks
     from nonseq.text.sentences import split
 
     out = page_sentences(plan)
     pages = {c.chunk.url: c.chunk.category for c in plan.chunks if c.group is SourceKind.RESEARCH}
     for url, category in pages.items():
         points = ws.store.scroll_all(research_collection(category), match={"url": url})
-        page: list[str] = []
-        for point in sorted(points, key=lambda p: p.chunk.position):
-            join(page, split(point.chunk.text))
-        out.setdefault(url, []).extend(page)
+        if points:  # the page's text once, its chunks' overlap joined (`research.chunking.merge_chunks`)
+            out.setdefault(url, []).extend(split(merge_chunks(sorted((p.chunk for p in points),
+                                                                     key=lambda c: c.position))[0]))
     return out
-
-
-def join(page: list[str], window: list[str]) -> list[str]:
-    """Add the next chunk's sentences to the page's, less those the chunk repeats from the end of the one before
-    (chunks overlap: `research.chunking`), so each sentence has its page neighbours; the page, extended."""
-    repeated = next((k for k in range(min(len(page), len(window)), 0, -1) if page[-k:] == window[:k]), 0)
-    page.extend(window[repeated:])
-    return page
 
 
 def write_planned(ws: Workspace, pack: ContextPack, llm: LLM, *, support: SupportCheck | None = None,
