@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import ssl
 import threading
 from collections.abc import Callable
+from functools import cache
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -56,3 +58,12 @@ class ModelCache:
 
 #: The process-wide cache (tests that need a fresh load pass their own ModelCache).
 SHARED = ModelCache()
+
+
+@cache
+def tls_context() -> ssl.SSLContext:
+    """The client TLS context on certifi's CA bundle, made once per process (each load reads the bundle: tens
+    of ms). What httpx makes for a client that does not read the environment (`trust_env=False`)."""
+    import certifi
+
+    return ssl.create_default_context(cafile=certifi.where())

@@ -224,10 +224,11 @@ class Workspace:
 
     @cached_property
     def sparse(self) -> SparseEncoder:
-        """The sparse BM25 encoder."""
+        """The sparse BM25 encoder (loaded once per model cache for the same settings, like the embedder)."""
         from nonseq.index.sparse import SparseEncoder
 
-        return SparseEncoder(self.settings.sparse)
+        settings = self.settings.sparse
+        return self.model_cache.get("sparse", settings.model_dump_json(), lambda: SparseEncoder(settings))
 
     @cached_property
     def indexer(self) -> Indexer:

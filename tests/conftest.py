@@ -33,6 +33,13 @@ def pytest_report_header() -> str:
     return f"shared data: {DATA}" + ("" if found else " (NOT FOUND: clone beside `shared/`, or set NONSEQ_DATA)")
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tests marked slow first (stable otherwise). With `--dist worksteal` (pyproject's addopts) a worker
+    that runs out takes half of another's waiting tests, so the long ones start early on both cores and the
+    short ones fill in at the end (xdist's default `load` would give one worker every long test)."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 @pytest.fixture(autouse=True)
 def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Run in a fresh folder with no NONSEQ_* variables but one thread per model, and no model hub."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+import ssl
 from typing import Any
 
 import httpcore
@@ -17,7 +18,7 @@ from nonseq.config import FetchSettings
 from nonseq.models import Outcome
 from nonseq.research.domains import DomainRegistry
 from nonseq.research.fetch import Fetcher
-from nonseq.research.ssrf import Guard, GuardRefusal, address_problem, parse_ip
+from nonseq.research.ssrf import Guard, GuardRefusal, PinnedTransport, address_problem, parse_ip
 from nonseq.text.urls import strip_credentials
 from tests.web import HOSTS, LocalWeb
 
@@ -255,3 +256,12 @@ def test_metadata_needs_an_explicit_address() -> None:
         asyncio.run(by_name.pin("meta-alias.test"))
     by_ip = Guard(allow_hosts=("169.254.169.254",), resolver=StubResolver(STUB))
     assert asyncio.run(by_ip.pin("meta-alias.test")) == "169.254.169.254"
+
+
+def test_every_pinned_transport_shares_the_process_tls_context() -> None:
+    """Reading certifi's CA bundle takes tens of ms: made once per process, not once per fetch run."""
+    from nonseq.cache import tls_context
+
+    one, two = PinnedTransport({}), PinnedTransport({})
+    assert one._pool._ssl_context is two._pool._ssl_context is tls_context()
+    assert tls_context().verify_mode == ssl.CERT_REQUIRED and tls_context().check_hostname

@@ -36,3 +36,21 @@ def test_stopword_match_never_dominates(ws) -> None:
     hits = ws.store.search("research_ai", ws.sparse.encode_query("the fusion of the plasma"),
                            using="sparse")
     assert [h.chunk.text for h in hits] == [texts[1]]
+
+
+def test_the_workspaces_of_a_process_share_the_encoder_and_the_support_checker(settings) -> None:
+    """Loading the BM25 model reads all of Unicode for punctuation (about a second): once per model cache."""
+    from nonseq.cache import ModelCache
+    from nonseq.verify.support import checker_for
+    from nonseq.workspace import Workspace
+
+    models = ModelCache()
+    one, two = Workspace(settings, model_cache=models), Workspace(settings, model_cache=models)
+    other = Workspace(settings.model_copy(update={"sparse": SparseSettings(k1=1.5)}), model_cache=models)
+    try:
+        assert one.sparse is two.sparse and other.sparse is not one.sparse
+        assert checker_for(one) is checker_for(two) and checker_for(other) is not checker_for(one)
+        assert checker_for(one).tokenize("The running dogs") == ["run", "dog"]
+    finally:
+        for ws in (one, two, other):
+            ws.close()

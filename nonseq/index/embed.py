@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
@@ -51,6 +53,45 @@ def normalize_rows(matrix: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
     return matrix / norms
+
+
+class RowMemo:
+    """The last `size` embedded texts' rows, by a digest of the text (an LRU shared by a model's threads).
+
+    Worth it only where a text's row does not depend on the batch it came in: true of the bundled int8
+    model (tests/test_embedders.py checks it), so a remembered row is the row a new run would give.
+    """
+
+    def __init__(self, size: int = 20_000) -> None:
+        self.size = size
+        self._rows: OrderedDict[bytes, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def key(text: str) -> bytes:
+        """The memo's key of a text (16 bytes, whatever the text's length)."""
+        return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+    def get(self, keys: list[bytes]) -> list[np.ndarray | None]:
+        """The remembered row of each key (None where there is none)."""
+        with self._lock:
+            found = [self._rows.get(k) for k in keys]
+            for k, row in zip(keys, found, strict=True):
+                if row is not None:
+                    self._rows.move_to_end(k)
+        return found
+
+    def put(self, keys: list[bytes], rows: list[np.ndarray]) -> None:
+        """Remember rows (the oldest go beyond `size`)."""
+        with self._lock:
+            for k, row in zip(keys, rows, strict=True):
+                self._rows[k] = np.array(row, dtype=np.float32)  # a copy: not a view holding its batch
+                self._rows.move_to_end(k)
+            while len(self._rows) > self.size:
+                self._rows.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._rows)
 
 
 @cache
@@ -117,6 +158,7 @@ class FastEmbedEmbedder:
             self._model = TextEmbedding(BUNDLED_NAME, specific_model_path=str(ASSETS),
                                         threads=threads, local_files_only=True)
             self._tokenizer = bundled_tokenizer()
+            self.memo: RowMemo | None = RowMemo()
             return
         try:
             self._model = TextEmbedding(settings.model, specific_model_path=settings.model_path
@@ -127,11 +169,30 @@ class FastEmbedEmbedder:
         self.dim = int(self._model.embedding_size)
         self.max_tokens = 512
         self._tokenizer = getattr(self._model.model, "tokenizer", None)
+        self.memo = None  # another model's rows may depend on their batch: not remembered
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        """Embed documents in batches of similar length (less padding; the rows come back in order)."""
+        """Embed documents in batches of similar length (less padding; the rows come back in order).
+
+        The bundled model's rows are remembered (`RowMemo`): a text embedded again by this process (the
+        plan that `inspect` showed, then the write; a page researched for a second topic) is not run again.
+        """
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        if self.memo is None:
+            return self._run(texts)
+        keys = [RowMemo.key(t) for t in texts]
+        found = self.memo.get(keys)
+        todo: dict[bytes, int] = {}  # each missing text once: its key -> its first place
+        for i, row in enumerate(found):
+            if row is None:
+                todo.setdefault(keys[i], i)
+        fresh = dict(zip(todo, self._run([texts[i] for i in todo.values()]), strict=True)) if todo else {}
+        self.memo.put(list(fresh), list(fresh.values()))
+        return np.vstack([fresh[k] if row is None else row for k, row in zip(keys, found, strict=True)])
+
+    def _run(self, texts: list[str]) -> np.ndarray:
+        """Run the model on texts, shortest first; unit rows in the texts' order."""
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         rows = np.vstack(list(self._model.embed([texts[i] for i in order], batch_size=self.batch_size)))
         out = np.empty_like(rows)

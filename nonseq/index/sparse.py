@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Callable
 from functools import cache, cached_property
 from pathlib import Path
@@ -51,10 +50,10 @@ class SparseEncoder:
         from nonseq.index.embed import quiet_fastembed
 
         quiet_fastembed()
-        empty_dir = tempfile.mkdtemp(prefix="nonseq-bm25-")
         return Bm25(
             "Qdrant/bm25",
-            specific_model_path=empty_dir,
+            # its model folder holds only stopwords, which come from ours: given any folder, it reads none
+            specific_model_path=str(STOPWORDS_DIR),
             language=self.settings.language,
             k=self.settings.k1,
             b=self.settings.b,

@@ -13,6 +13,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import httpx
 from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
 
+from nonseq.cache import tls_context
 from nonseq.config import SearxngSettings
 from nonseq.errors import BackendError
 from nonseq.models import Topic
@@ -142,7 +143,7 @@ class SearxClient:
         self.max_bytes = max_bytes
         self.unresponsive: dict[str, str] = {}
         self._http = httpx.Client(base_url=self.base, timeout=settings.timeout,
-                                  transport=transport, trust_env=False,
+                                  transport=transport, trust_env=False, verify=tls_context(),
                                   headers={"Accept": "application/json", "Accept-Encoding": ACCEPT_ENCODING,
                                            "User-Agent": "NonSequitur search client"})
 

@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 import yaml
 
+from nonseq.cache import tls_context
 from nonseq.errors import BackendError
 
 INSTALL_HINT = "SearXNG is not installed: pip install 'nonseq[searxng]'"
@@ -184,7 +185,8 @@ class LocalSearxng:
     def answering(self, timeout: float = 2.0) -> bool:
         """True when something on our URL answers /healthz."""
         try:
-            return httpx.get(f"{self.url}/healthz", timeout=timeout, trust_env=False).is_success
+            answer = httpx.get(f"{self.url}/healthz", timeout=timeout, trust_env=False, verify=tls_context())
+            return answer.is_success
         except httpx.HTTPError:
             return False
 

@@ -12,9 +12,10 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-import certifi
 import httpcore
 import httpx
+
+from nonseq.cache import tls_context
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -254,9 +255,10 @@ class PinnedTransport(httpx.AsyncHTTPTransport):
         network_backend: httpcore.AsyncNetworkBackend | None = None,
         ssl_context: ssl.SSLContext | None = None,
     ) -> None:
-        super().__init__(trust_env=False)
+        ssl_context = ssl_context or tls_context()
+        super().__init__(verify=ssl_context, trust_env=False)  # a pool of its own, replaced below
         self._pool = httpcore.AsyncConnectionPool(
-            ssl_context=ssl_context or ssl.create_default_context(cafile=certifi.where()),
+            ssl_context=ssl_context,
             max_connections=max_connections,
             max_keepalive_connections=max(1, max_connections // 2),
             keepalive_expiry=5.0,

@@ -15,6 +15,7 @@ source is evidence for or against the claim". No torch: onnxruntime, tokenizers 
 from __future__ import annotations
 
 import json
+import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from functools import cache
@@ -60,9 +61,15 @@ class TokenEncoder:
         self.sess = session(bundled_onnx_path(), threads)
         self.cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self.cache_size = cache_size
+        self._lock = threading.Lock()  # one process's workspaces share an encoder (`checker_for`)
 
     def states(self, texts: Sequence[str]) -> list[np.ndarray]:
         """One (tokens, 384) float32 array per text, [CLS] first and [SEP] last."""
+        with self._lock:
+            return self._states(texts)
+
+    def _states(self, texts: Sequence[str]) -> list[np.ndarray]:
+        """`states` under the lock."""
         todo = sorted(dict.fromkeys(t for t in texts if t not in self.cache), key=len)
         got: dict[str, np.ndarray] = {}
         for start in range(0, len(todo), BATCH):

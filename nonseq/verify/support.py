@@ -465,7 +465,8 @@ class _Pair:
 
 
 def checker_for(ws: Workspace) -> SupportChecker:
-    """The checker with a Workspace's sparse tokenizer (cached per workspace).
+    """The checker with a Workspace's sparse tokenizer (cached with the workspace's models: one per process
+    for the same [sparse] settings and threads, so its encoder's session and text cache outlive a workspace).
 
     Its dense features always come from the bundled MiniLM (the models were fitted on it), whatever
     embedder the workspace indexes with; the encoder runs once per text for the cosines and the head,
@@ -473,7 +474,9 @@ def checker_for(ws: Workspace) -> SupportChecker:
     encoder on two cores, 13.5 ms on one).
     """
     threads = ws.settings.embedding.threads
-    return ws.memo("support_checker", lambda: SupportChecker(tokenize=ws.sparse.tokenize, threads=threads))
+    key = f"{ws.settings.sparse.model_dump_json()}|{threads}"
+    return ws.model_cache.get("support_checker", key, lambda: SupportChecker(tokenize=ws.sparse.tokenize,
+                                                                             threads=threads))
 
 
 @cache
