@@ -34,9 +34,9 @@ def pytest_report_header() -> str:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The tests marked slow first (stable otherwise). With `--dist worksteal` (pyproject's addopts) a worker
-    that runs out takes half of another's waiting tests, so the long ones start early on both cores and the
-    short ones fill in at the end (xdist's default `load` would give one worker every long test)."""
+    """The tests marked slow first (stable otherwise). pyproject's addopts hold `--maxschedchunk 2`: xdist then
+    gives a worker one or two tests at a time, so the long ones start early on both cores and the short ones
+    fill in at the end (by default it deals out blocks of consecutive tests: one worker got every long one)."""
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 

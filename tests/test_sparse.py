@@ -54,3 +54,19 @@ def test_the_workspaces_of_a_process_share_the_encoder_and_the_support_checker(s
     finally:
         for ws in (one, two, other):
             ws.close()
+
+
+def test_encoding_needs_no_qdrant_client() -> None:
+    """The embedded engine takes SparseTerms as they are: importing qdrant-client (3 s of CPU on a slow core)
+    is left to the server store."""
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "from nonseq.config import SparseSettings\n"
+            "from nonseq.index.sparse import SparseEncoder\n"
+            "enc = SparseEncoder(SparseSettings())\n"
+            "doc, query = enc.encode(['solar solar panel'])[0], enc.encode_query('solar')\n"
+            "print('qdrant_client' in sys.modules, len(doc.indices), query.values)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "2", "[1.0]"]

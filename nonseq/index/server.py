@@ -47,12 +47,17 @@ def qdrant_filter(must: dict[str, Any] | None = None, *, must_any: dict[str, Seq
     return models.Filter(must=positive or None, must_not=negative or None)
 
 
-def _vectors(vectors: dict[str, Any]) -> dict[str, Any]:
-    """Named vectors for a PointStruct: dense as lists of floats, sparse as qdrant-client SparseVectors."""
+def server_sparse(vector: Any) -> Any:  # qdrant_client.models.SparseVector
+    """A qdrant-client SparseVector from anything with `indices` and `values` (a SparseTerms)."""
     from qdrant_client import models
 
-    return {name: models.SparseVector(indices=[int(i) for i in vec.indices], values=[float(v) for v in vec.values])
-            if hasattr(vec, "indices") else [float(x) for x in vec] for name, vec in vectors.items()}
+    return models.SparseVector(indices=[int(i) for i in vector.indices], values=[float(v) for v in vector.values])
+
+
+def _vectors(vectors: dict[str, Any]) -> dict[str, Any]:
+    """Named vectors for a PointStruct: dense as lists of floats, sparse as qdrant-client SparseVectors."""
+    return {name: server_sparse(vec) if hasattr(vec, "indices") else [float(x) for x in vec]
+            for name, vec in vectors.items()}
 
 
 def _number(physical: str) -> int:
@@ -308,7 +313,7 @@ class ServerStore(VectorStore):
     def _search(self, name: str, vector: Sequence[float] | Any, using: str, limit: int,
                 match: dict[str, Any] | None, vectors: bool) -> list[StoredPoint]:
         """One query_points request by a named vector."""
-        query: Any = vector if using == SPARSE else [float(x) for x in vector]
+        query: Any = server_sparse(vector) if using == SPARSE else [float(x) for x in vector]
         with self._calling():
             res = self.client.query_points(self._physical(name), query=query, using=using, limit=limit,
                                            query_filter=qdrant_filter(match), with_payload=True,
@@ -325,7 +330,7 @@ class ServerStore(VectorStore):
             res = self.client.query_points(
                 self._physical(name),
                 prefetch=[models.Prefetch(query=[float(x) for x in dense], using=DENSE, limit=depth, filter=flt),
-                          models.Prefetch(query=sparse, using=SPARSE, limit=depth, filter=flt)],
+                          models.Prefetch(query=server_sparse(sparse), using=SPARSE, limit=depth, filter=flt)],
                 query=models.RrfQuery(rrf=models.Rrf(k=RRF_K)), limit=limit, with_payload=True,
                 with_vectors=vectors)
         return [_point(p) for p in res.points]
