@@ -268,9 +268,9 @@ def sentence_level(checker: SupportChecker, kind: str, rows: list[dict[str, Any]
         return {"pairs": 0}
     scores, cold, warm = [], [0.0, 0.0], [0.0, 0.0]
     for claim, source, _, _ in pairs:
-        checker.encoder.cache.clear()  # cold: the claim and its sources are encoded in the call
+        checker.encoder.memo.clear()  # cold: the claim and its sources are encoded in the call
         scores.append(timed(checker, claim, source, cold))
-        checker.encoder.cache.clear()
+        checker.encoder.memo.clear()
         checker.encoder.states(source_units(source))  # the writer's case: planned sources already encoded
         timed(checker, claim, source, warm)
     s = np.array(scores)

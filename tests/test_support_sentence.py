@@ -102,7 +102,7 @@ def test_one_encoder_and_no_torch() -> None:
     """The check runs the bundled MiniLM once per text (its cosines come from the head's token states),
     and imports neither torch nor transformers."""
     code = ("import sys; from nonseq.verify.support import SupportChecker; c = SupportChecker(); "
-            "c.check('a b c.', ['a b c.']); assert c._embed is None and len(c.encoder.cache) == 1; "
+            "c.check('a b c.', ['a b c.']); assert c._embed is None and len(c.encoder.memo) == 1; "
             "assert 'torch' not in sys.modules and 'transformers' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)
 

@@ -6,7 +6,7 @@ import hashlib
 import importlib.util
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any, Protocol
@@ -56,10 +56,11 @@ def normalize_rows(matrix: np.ndarray) -> np.ndarray:
 
 
 class RowMemo:
-    """The last `size` embedded texts' rows, by a digest of the text (an LRU shared by a model's threads).
+    """What a model gave each of the last `size` texts (a row, or an array of token states), by a digest of
+    the text: an LRU shared by the model's threads.
 
-    Worth it only where a text's row does not depend on the batch it came in: true of the bundled int8
-    model (tests/test_embedders.py checks it), so a remembered row is the row a new run would give.
+    Worth it only where a text's result does not depend on the batch it came in: true of the bundled int8
+    model (tests/test_embedders.py checks it), so a remembered result is what a new run would give.
     """
 
     def __init__(self, size: int = 20_000) -> None:
@@ -89,6 +90,24 @@ class RowMemo:
                 self._rows.move_to_end(k)
             while len(self._rows) > self.size:
                 self._rows.popitem(last=False)
+
+    def through(self, texts: Sequence[str], run: Callable[[list[str]], Sequence[np.ndarray]]) -> list[np.ndarray]:
+        """Each text's result: remembered, else from `run` (given each missing text once, in first-seen order,
+        and returning their results in that order), which is then remembered."""
+        keys = [self.key(t) for t in texts]
+        found = self.get(keys)
+        todo: dict[bytes, str] = {}
+        for k, text, row in zip(keys, texts, found, strict=True):
+            if row is None:
+                todo.setdefault(k, text)
+        fresh = dict(zip(todo, run(list(todo.values())), strict=True)) if todo else {}
+        self.put(list(fresh), list(fresh.values()))
+        return [fresh[k] if row is None else row for k, row in zip(keys, found, strict=True)]
+
+    def clear(self) -> None:
+        """Forget every result."""
+        with self._lock:
+            self._rows.clear()
 
     def __len__(self) -> int:
         return len(self._rows)
@@ -181,15 +200,7 @@ class FastEmbedEmbedder:
             return np.zeros((0, self.dim), dtype=np.float32)
         if self.memo is None:
             return self._run(texts)
-        keys = [RowMemo.key(t) for t in texts]
-        found = self.memo.get(keys)
-        todo: dict[bytes, int] = {}  # each missing text once: its key -> its first place
-        for i, row in enumerate(found):
-            if row is None:
-                todo.setdefault(keys[i], i)
-        fresh = dict(zip(todo, self._run([texts[i] for i in todo.values()]), strict=True)) if todo else {}
-        self.memo.put(list(fresh), list(fresh.values()))
-        return np.vstack([fresh[k] if row is None else row for k, row in zip(keys, found, strict=True)])
+        return np.vstack(self.memo.through(texts, lambda todo: list(self._run(todo))))
 
     def _run(self, texts: list[str]) -> np.ndarray:
         """Run the model on texts, shortest first; unit rows in the texts' order."""

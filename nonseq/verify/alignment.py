@@ -15,8 +15,6 @@ source is evidence for or against the claim". No torch: onnxruntime, tokenizers 
 from __future__ import annotations
 
 import json
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
@@ -53,36 +51,25 @@ class TokenEncoder:
     def __init__(self, threads: int = 1, cache_size: int = 20_000) -> None:
         from tokenizers import Tokenizer
 
-        from nonseq.index.embed import ASSETS, bundled_onnx_path
+        from nonseq.index.embed import ASSETS, RowMemo, bundled_onnx_path
 
         self.tok = Tokenizer.from_file(str(ASSETS / "tokenizer.json"))
         self.tok.no_padding()
         self.tok.enable_truncation(MAX_TOKENS)
         self.sess = session(bundled_onnx_path(), threads)
-        self.cache: OrderedDict[str, np.ndarray] = OrderedDict()
-        self.cache_size = cache_size
-        self._lock = threading.Lock()  # one process's workspaces share an encoder (`checker_for`)
+        self.memo = RowMemo(cache_size)  # one process's workspaces share an encoder (`checker_for`)
 
     def states(self, texts: Sequence[str]) -> list[np.ndarray]:
         """One (tokens, 384) float32 array per text, [CLS] first and [SEP] last."""
-        with self._lock:
-            return self._states(texts)
+        return self.memo.through(texts, self._run)
 
-    def _states(self, texts: Sequence[str]) -> list[np.ndarray]:
-        """`states` under the lock."""
-        todo = sorted(dict.fromkeys(t for t in texts if t not in self.cache), key=len)
+    def _run(self, texts: list[str]) -> list[np.ndarray]:
+        """Encode texts in batches of similar length; their states in the texts' order."""
+        todo = sorted(texts, key=len)
         got: dict[str, np.ndarray] = {}
         for start in range(0, len(todo), BATCH):
             got |= self._encode(todo[start:start + BATCH])
-        out = []
-        for t in texts:
-            if t in got:
-                self.cache[t] = got[t]
-            self.cache.move_to_end(t)
-            out.append(self.cache[t])
-        while len(self.cache) > self.cache_size:
-            self.cache.popitem(last=False)
-        return out
+        return [got[t] for t in texts]
 
     def inner(self, texts: Sequence[str]) -> list[np.ndarray]:
         """Token states without [CLS] and [SEP] (what the head reads)."""

@@ -46,7 +46,7 @@ def encode(texts: set[str], known: States, threads: int = 1) -> States:
     for start in range(0, len(todo), 1024):
         chunk = todo[start:start + 1024]
         out |= {t: s.astype(np.float16) for t, s in zip(chunk, token_states(chunk, encoder), strict=True)}
-        encoder.cache.clear()
+        encoder.memo.clear()
         log(f"encoded {min(start + 1024, len(todo))}/{len(todo)} texts ({time.time() - started:.0f}s)")
     return out
 
