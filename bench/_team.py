@@ -26,11 +26,11 @@ def clean_env(**extra: str) -> dict[str, str]:
 
 def _team_config(folder: Path, searxng_url: str, database: str, qdrant: str, max_tokens: int | None) -> None:
     """config.toml for the local web, the shared database and the Qdrant server."""
-    from devkit.web import write_config
+    from devkit.web import UNCACHED, write_config
 
     write_config(folder, searxng_url)
     with (folder / "config.toml").open("a", encoding="utf-8") as fh:
-        fh.write(f'\n[database]\nurl = "{database}"\n\n[qdrant]\nurl = "{qdrant}"\n')
+        fh.write(f'\n[database]\nurl = "{database}"\n\n[qdrant]\nurl = "{qdrant}"\n{UNCACHED}')
         if max_tokens:
             fh.write(f"\n[llm]\nmax_tokens = {max_tokens}\n")
 

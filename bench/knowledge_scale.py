@@ -37,6 +37,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository: nonseq, devkit, bench
 from devkit.data import DATA as SHARED  # noqa: E402 - after the path setup
+from devkit.web import UNCACHED  # noqa: E402
 
 SCIFACT = SHARED / "scifact"
 CATEGORY = "science"
@@ -81,16 +82,17 @@ def write_config(data_dir: Path, url: str) -> Path:
     data_dir.mkdir(parents=True, exist_ok=True)
     config = data_dir / "config.toml"
     qdrant = f'\n[qdrant]\nurl = "{url}"\n' if url else ""
-    config.write_text(f'[paths]\ndata_dir = "{data_dir}"\n{qdrant}', encoding="utf-8")
+    config.write_text(f'[paths]\ndata_dir = "{data_dir}"\n{qdrant}{UNCACHED}', encoding="utf-8")
     return config
 
 
 def workspace(config: Path) -> Any:
-    """The workspace of a bench config."""
+    """The workspace of a bench config; never a vector cache, even from the environment: the import is timed
+    against the model's own speed."""
     from nonseq.config import load_settings
     from nonseq.workspace import Workspace
 
-    return Workspace(load_settings(str(config)))
+    return Workspace(load_settings(str(config), environ={**os.environ, "NONSEQ_EMBEDDING__VECTOR_CACHE": ""}))
 
 
 def phase_import(config: Path, export: Path) -> dict[str, Any]:

@@ -30,6 +30,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from devkit.web import NIGHT_TOPICS as TOPICS  # noqa: E402  (after the sys.path line above)
+from devkit.web import UNCACHED  # noqa: E402
 
 
 def tree_rss(root: int) -> int:
@@ -89,8 +90,9 @@ def setup(folder: Path, searxng_url: str, topics: int, max_tokens: int | None) -
     from devkit.web import write_config
 
     write_config(folder, searxng_url)
-    if max_tokens:
-        with (folder / "config.toml").open("a") as fh:
+    with (folder / "config.toml").open("a", encoding="utf-8") as fh:
+        fh.write(UNCACHED)
+        if max_tokens:
             fh.write(f"\n[llm]\nmax_tokens = {max_tokens}\n")
     for title, category in TOPICS[:topics]:
         code = subprocess.run([sys.executable, "-m", "nonseq", "queue", "add", title, "-c", category],

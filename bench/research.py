@@ -44,6 +44,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository: nonseq, devkit, bench
 from devkit.data import DATA as SHARED  # noqa: E402 - after the path setup
+from devkit.web import UNCACHED  # noqa: E402
 
 DEFAULT_DATA = SHARED / "web" / "scrapinghub-aeb"
 GOALS = {"five": {"peak_rss_mb": 500}, "fragments": {"peak_rss_mb": 600, "seconds": 60}}
@@ -119,7 +120,7 @@ def serve(pages: dict[str, bytes]) -> Iterator[str]:
         server.server_close()
 
 
-CONFIG = '[fetch]\nallow_hosts = ["127.0.0.1"]\nper_domain = 8\nrespect_robots = false\ntimeout = 120\n'
+CONFIG = '[fetch]\nallow_hosts = ["127.0.0.1"]\nper_domain = 8\nrespect_robots = false\ntimeout = 120\n' + UNCACHED
 
 
 def child_research(folder: Path, sources: list[str]) -> dict[str, Any]:
@@ -229,7 +230,7 @@ def workspace(folder: Path) -> Any:
 
     config = folder / "config.toml"
     config.write_text('[fetch]\nallow_hosts = ["127.0.0.1"]\nper_domain = 8\n'
-                      'respect_robots = false\n', encoding="utf-8")
+                      'respect_robots = false\n' + UNCACHED, encoding="utf-8")
     return Workspace(load_settings(config, environ={}))
 
 

@@ -36,7 +36,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from bench import calibration  # noqa: E402
 from bench._metrics import evaluate, load_beir, self_check  # noqa: E402
-from nonseq.config import PathsSettings, RerankSettings, Settings  # noqa: E402
+from nonseq.config import EmbeddingSettings, PathsSettings, RerankSettings, Settings  # noqa: E402
 from nonseq.index.rerankers import Reranker, build_reranker  # noqa: E402
 from nonseq.index.vector_store import research_collection  # noqa: E402
 from nonseq.models import Candidate, Chunk, Topic  # noqa: E402
@@ -52,6 +52,7 @@ from nonseq.workspace import Workspace  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 from devkit.data import DATA as SHARED  # noqa: E402 - after the path setup
+from devkit.web import vector_cache_from_env  # noqa: E402
 
 DEFAULT_DATA = SHARED / "scifact"
 DEFAULT_AEB = SHARED / "web" / "scrapinghub-aeb"
@@ -326,7 +327,8 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
         judged = dict(list(judged.items())[: args.limit])
     log(f"{len(corpus)} documents, {len(judged)} judged queries")
     with tempfile.TemporaryDirectory(prefix="nonseq-bench-") as tmp:
-        ws = Workspace(Settings(paths=PathsSettings(data_dir=tmp)))
+        ws = Workspace(Settings(paths=PathsSettings(data_dir=tmp),
+                                embedding=EmbeddingSettings(**vector_cache_from_env())))
         try:
             start = time.perf_counter()
             cands = index_corpus(ws, chunks_of(corpus), args.cache_dir)

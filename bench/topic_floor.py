@@ -43,11 +43,12 @@ def page_sentences(page_id: str) -> tuple[list[str], list[str]]:
 
 def relevances(topics: list[dict[str, Any]]) -> dict[str, np.ndarray]:
     """Relevance of own, same-category and other-category sentences, over every tune topic."""
+    from devkit.web import vector_cache_from_env
     from nonseq.config import EmbeddingSettings
     from nonseq.index.embed import build_embedder, normalize_rows
     from nonseq.writing.plan import topic_relevance
 
-    embed = build_embedder(EmbeddingSettings()).embed
+    embed = build_embedder(EmbeddingSettings(**vector_cache_from_env())).embed
     pages: dict[str, tuple[str, np.ndarray, np.ndarray]] = {}
     for t in topics:
         for pid in t["pages"]:

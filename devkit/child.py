@@ -160,6 +160,13 @@ def child_argv(args: Sequence[str]) -> list[str]:
     return [sys.executable, "-m", "devkit.child", *args]
 
 
+def without_settings() -> dict[str, str]:
+    """This process's environment without its NONSEQ_* settings, but for where vectors are kept (the test
+    suite's shared vector cache: a child never writes into the user's ~/.cache)."""
+    keep = "NONSEQ_EMBEDDING__VECTOR_CACHE"
+    return {k: v for k, v in os.environ.items() if not k.startswith("NONSEQ_") or k == keep}
+
+
 def child_env(kill_at: str = "", **extra: str) -> dict[str, str]:
     """This process's environment plus the repository on PYTHONPATH, a kill point and extra variables."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", **extra}

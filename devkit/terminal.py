@@ -6,7 +6,6 @@ a person sees, not escape sequences; `screen()` is the screen as plain text.
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 import time
@@ -15,6 +14,8 @@ from pathlib import Path
 
 import pexpect
 import pyte
+
+from devkit.child import without_settings
 
 ROOT = Path(__file__).resolve().parents[1]
 ROWS, COLS = 40, 120
@@ -27,7 +28,7 @@ class Terminal:
     """One running `nonseq` in a pty, its screen rendered by a VT100 emulator."""
 
     def __init__(self, cwd: Path, *args: str, timeout: float = 60.0) -> None:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("NONSEQ_")}
+        env = without_settings()
         # devkit/child.py: the real CLI, kept on loopback (the local web's names are in
         # the workspace's config.toml, [fetch] hosts).
         env.update(PYTHONPATH=str(ROOT), TERM="xterm", COLUMNS=str(COLS), LINES=str(ROWS),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import gzip
 import json
+import os
 import re
 import socket
 import sys
@@ -521,6 +522,19 @@ def hosts_table() -> str:
 #: The page timeout of a test workspace: loopback pages answer in milliseconds, but two busy cores
 #: (the other test worker, this run's own extraction and embedding) once stretched a fetch past 2 s.
 TEST_FETCH_TIMEOUT = 10.0
+
+
+#: config.toml lines for a bench that times the models: no vector cache, so every text is embedded by the
+#: model, as on a first run, whatever earlier runs kept under ~/.cache ([embedding] vector_cache). A
+#: NONSEQ_EMBEDDING__VECTOR_CACHE variable still wins (the test suite's smoke runs share its cache).
+UNCACHED = '\n[embedding]\nvector_cache = ""\n'
+
+
+def vector_cache_from_env() -> dict[str, str]:
+    """`[embedding] vector_cache` from NONSEQ_EMBEDDING__VECTOR_CACHE where it is set (the test suite's file),
+    for a bench that builds its settings without the environment; else nothing (the default)."""
+    name = "NONSEQ_EMBEDDING__VECTOR_CACHE"
+    return {"vector_cache": os.environ[name]} if name in os.environ else {}
 
 
 def write_config(folder: Path, searxng_url: str, fetch_timeout: float = TEST_FETCH_TIMEOUT,

@@ -125,6 +125,23 @@ class EmbeddingSettings(Section):
     )
     threads: int = Field(
         0, ge=0, le=256, description="ONNX threads of the embedder and of the support check; 0 = all cores")
+    vector_cache: str = Field(
+        "~/.cache/nonseq/vectors.sqlite",
+        description="SQLite file where the bundled model keeps each text's vector across runs and workspaces "
+        "(the same vector it would compute again); an absolute path or one under ~; empty = keep none",
+    )
+    vector_cache_rows: int = Field(
+        200_000, ge=1_000, le=100_000_000,
+        description="Most vectors kept in the vector cache (1.5 kB each); the oldest go first",
+    )
+
+    @field_validator("vector_cache")
+    @classmethod
+    def _absolute_cache(cls, value: str) -> str:
+        """Empty, an absolute path, or a path under ~."""
+        if value and not Path(value).expanduser().is_absolute():
+            raise ValueError(f"{value!r} is relative: give an absolute path, one under ~, or empty for none")
+        return value
 
 
 class SparseSettings(Section):

@@ -23,6 +23,8 @@ FIXTURES = Path(__file__).parent / "fixtures"
 #: One CPU thread for each model: the suite runs two tests at once (`-n 2`) on two cores, and a model on
 #: two threads spends a third more CPU (the bundled embedder: 17.6 ms a sentence on one, 26.5 ms on two).
 ONE_THREAD = {"NONSEQ_EMBEDDING__THREADS": "1", "NONSEQ_RERANK__THREADS": "1", "NONSEQ_LLM__THREADS": "1"}
+#: The variable that points every test's embedder at the suite's shared vector cache.
+VECTOR_CACHE = "NONSEQ_EMBEDDING__VECTOR_CACHE"
 
 
 def pytest_report_header() -> str:
@@ -40,13 +42,22 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
+@pytest.fixture(scope="session")
+def suite_vector_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The vector cache every test of this run shares, as a user's workspaces do (`[embedding] vector_cache`):
+    one file for both xdist workers, new each run, never the user's own under ~/.cache."""
+    base = tmp_path_factory.getbasetemp()
+    return (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "vectors.sqlite"
+
+
 @pytest.fixture(autouse=True)
-def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Run in a fresh folder with no NONSEQ_* variables but one thread per model, and no model hub."""
+def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, suite_vector_cache: Path) -> Path:
+    """Run in a fresh folder with no NONSEQ_* variables but one thread per model and the suite's vector
+    cache, and no model hub."""
     for name in list(os.environ):
         if name.startswith("NONSEQ_"):
             monkeypatch.delenv(name)
-    for name, value in ONE_THREAD.items():
+    for name, value in {**ONE_THREAD, VECTOR_CACHE: str(suite_vector_cache)}.items():
         monkeypatch.setenv(name, value)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
@@ -56,8 +67,9 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture
 def no_env(isolated: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The isolated folder without even the one-thread variables (tests of environment overrides)."""
-    for name in ONE_THREAD:
+    """The isolated folder without even the one-thread and vector-cache variables (tests of environment
+    overrides)."""
+    for name in [*ONE_THREAD, VECTOR_CACHE]:
         monkeypatch.delenv(name)
     return isolated
 
@@ -108,12 +120,12 @@ pytest_plugins: list[str] = ["tests.loopback", "tests.web", "tests.qdrant_fake"]
 
 
 @pytest.fixture(scope="session")
-def embed() -> Callable[[list[str]], Any]:
+def embed(suite_vector_cache: Path) -> Callable[[list[str]], Any]:
     """The bundled MiniLM embedder's embed (the writer's tests plan with it)."""
     from nonseq.config import EmbeddingSettings
     from nonseq.index.embed import build_embedder
 
-    return build_embedder(EmbeddingSettings()).embed
+    return build_embedder(EmbeddingSettings(vector_cache=str(suite_vector_cache))).embed
 
 
 @pytest.fixture(scope="session")

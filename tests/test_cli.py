@@ -1,8 +1,10 @@
 """CLI basics: help, version, paths, doctor, and the fast-start promise."""
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 
 def test_help_lists_the_commands(cli) -> None:
@@ -20,6 +22,16 @@ def test_paths_json_points_into_the_workspace(cli, isolated) -> None:
     assert found["data_dir"] == str(isolated / ".nonseq")
     assert found["database"].endswith("nonseq.db")
     assert found["config"] == "(built-in defaults)"
+    assert found["vector_cache"] == os.environ["NONSEQ_EMBEDDING__VECTOR_CACHE"]  # the suite's, not ~/.cache
+
+
+def test_paths_say_where_vectors_are_kept_and_doctor_counts_them(cli, monkeypatch, tmp_path) -> None:
+    monkeypatch.setenv("NONSEQ_EMBEDDING__VECTOR_CACHE", "~/kept/vectors.sqlite")
+    assert json.loads(cli("paths", "--json").stdout)["vector_cache"] == str(Path.home() / "kept/vectors.sqlite")
+    monkeypatch.setenv("NONSEQ_EMBEDDING__VECTOR_CACHE", "")
+    assert json.loads(cli("paths", "--json").stdout)["vector_cache"] == "(none)"
+    monkeypatch.setenv("NONSEQ_EMBEDDING__VECTOR_CACHE", str(tmp_path / "v.sqlite"))
+    assert f"vector cache {tmp_path / 'v.sqlite'} (1 vector)" in cli("doctor", code=None).stdout
 
 
 def test_doctor_reports_each_backend(cli) -> None:

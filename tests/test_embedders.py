@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from devkit.llm_servers import FakeOllama
 from nonseq.config import EmbeddingSettings
 from nonseq.errors import BackendError
-from nonseq.index.embed import FastEmbedEmbedder, RowMemo, build_embedder
+from nonseq.index.embed import FastEmbedEmbedder, RowMemo, build_embedder, bundled_tag
+from nonseq.index.vector_cache import VectorCache
 
 TEXTS = ["The telescope saw water vapour above Europa.", "Interest rates rose again in March.",
          "Plumes of water erupt from Jupiter's icy moon."]
 
 
 def test_sentence_transformers_agrees_with_the_bundled_onnx_model() -> None:
-    onnx = build_embedder(EmbeddingSettings())
+    onnx = build_embedder(EmbeddingSettings(vector_cache=""))
     st = build_embedder(EmbeddingSettings(backend="sentence-transformers"))
     assert (st.name, st.dim, st.max_tokens) == ("all-MiniLM-L6-v2", 384, 256)
     a, b = onnx.embed(TEXTS), st.embed(TEXTS)
@@ -30,7 +35,7 @@ LENGTHS = ["A much longer sentence about axolotls regrowing whole limbs, bone an
 
 def test_the_bundled_model_gives_each_text_its_own_row_whatever_the_batch() -> None:
     """Bit for bit, what lets the embedder remember rows (RowMemo): a remembered row is the row a run gives."""
-    embedder = FastEmbedEmbedder(EmbeddingSettings(threads=1, batch_size=2))
+    embedder = FastEmbedEmbedder(EmbeddingSettings(threads=1, batch_size=2, vector_cache=""))
     embedder.memo = None  # every row from the model
     together = embedder.embed(LENGTHS)
     alone = np.vstack([embedder.embed([t]) for t in LENGTHS])
@@ -39,19 +44,74 @@ def test_the_bundled_model_gives_each_text_its_own_row_whatever_the_batch() -> N
     assert np.allclose(np.linalg.norm(together, axis=1), 1.0, atol=1e-5)
 
 
-def test_a_text_embedded_again_is_not_run_again_and_gets_the_same_row() -> None:
-    embedder = FastEmbedEmbedder(EmbeddingSettings(threads=1))
+def _recording(settings: EmbeddingSettings) -> tuple[FastEmbedEmbedder, list[str]]:
+    """The bundled embedder and the list of texts its model is run on."""
+    embedder = FastEmbedEmbedder(settings)
     ran: list[str] = []
     run = embedder._run
     embedder._run = lambda texts: (ran.extend(texts), run(texts))[1]  # type: ignore[method-assign]
+    return embedder, ran
+
+
+def test_a_text_embedded_again_is_not_run_again_and_gets_the_same_row() -> None:
+    embedder, ran = _recording(EmbeddingSettings(threads=1, vector_cache=""))
     first = embedder.embed(LENGTHS[:2] + LENGTHS[:1])  # a text twice in one call runs once
     assert ran == LENGTHS[:2] and np.array_equal(first[0], first[2])
     again = embedder.embed(LENGTHS[::-1])
     assert ran == LENGTHS[:2] + LENGTHS[3:1:-1]  # only the two new texts ran
     assert np.array_equal(again[2:], first[1::-1])
-    fresh = FastEmbedEmbedder(EmbeddingSettings(threads=1))
+    fresh = FastEmbedEmbedder(EmbeddingSettings(threads=1, vector_cache=""))
     fresh.memo = None
     assert np.array_equal(again, fresh.embed(LENGTHS[::-1]))
+
+
+def test_a_later_run_reads_the_vectors_an_earlier_one_kept_bit_for_bit(tmp_path: Path) -> None:
+    path = tmp_path / "cache" / "vectors.sqlite"
+    first, ran = _recording(EmbeddingSettings(threads=1, vector_cache=str(path)))
+    kept = first.embed(LENGTHS[:3])
+    assert ran == LENGTHS[:3] and path.is_file()
+    later, ran = _recording(EmbeddingSettings(threads=1, vector_cache=str(path)))  # nothing in its memory
+    rows = later.embed(LENGTHS)
+    assert ran == LENGTHS[3:]  # only the new text ran
+    assert np.array_equal(rows[:3], kept)
+    plain = FastEmbedEmbedder(EmbeddingSettings(threads=1, vector_cache=""))
+    plain.memo = None
+    assert np.array_equal(rows, plain.embed(LENGTHS))  # what the model gives
+    tag = bundled_tag()
+    other = subprocess.run([sys.executable, "-c", "import sys; from pathlib import Path; "
+                            "from nonseq.index.vector_cache import VectorCache; "
+                            "print(len(VectorCache(Path(sys.argv[1]), sys.argv[2], 384)))", str(path), tag],
+                           capture_output=True, text=True, timeout=120)
+    assert other.stdout.strip() == "4", other.stderr  # another process reads the same file
+    assert VectorCache(path, "another model", 384).get([RowMemo.key(LENGTHS[0])]) == [None]
+
+
+@pytest.mark.parametrize("damage", ["garbage", "a folder in the way"])
+def test_a_vector_cache_that_cannot_be_used_is_left_alone_and_the_model_runs(tmp_path: Path, damage: str) -> None:
+    path = tmp_path / "vectors.sqlite"
+    if damage == "garbage":
+        path.write_bytes(b"not a database at all " * 100)
+    else:
+        (tmp_path / "blocker").write_text("a file where the cache's folder would be")
+        path = tmp_path / "blocker" / "vectors.sqlite"
+    embedder, ran = _recording(EmbeddingSettings(threads=1, vector_cache=str(path)))
+    rows = embedder.embed(LENGTHS)
+    assert ran == LENGTHS and rows.shape == (4, 384)
+    assert embedder.memo is not None and embedder.memo.disk is not None
+    assert str(path) in embedder.memo.disk.error
+    if damage == "garbage":
+        assert path.read_bytes().startswith(b"not a database")  # left as it was
+
+
+def test_the_vector_cache_drops_its_oldest_rows_first(tmp_path: Path) -> None:
+    cache = VectorCache(tmp_path / "v.sqlite", "tag", 2, max_rows=1_000)
+    keys = [RowMemo.key(str(i)) for i in range(1_300)]
+    for start in range(0, 1_300, 100):
+        cache.put(keys[start:start + 100], [np.full(2, float(i)) for i in range(start, start + 100)])
+    assert len(cache) == 1_000
+    got = cache.get([keys[0], keys[299], keys[300], keys[1_299]])
+    assert got[:2] == [None, None]
+    assert got[2] is not None and got[3] is not None and got[3].tolist() == [1_299.0, 1_299.0]
 
 
 def test_the_row_memo_keeps_the_last_rows_used() -> None:

@@ -9,7 +9,6 @@ for bad arguments, write tools off without --allow-writes, and nothing but JSON-
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from collections.abc import Awaitable, Callable
@@ -18,6 +17,8 @@ from typing import Any
 
 import anyio
 import pytest
+
+from devkit.child import without_settings
 
 REPO = Path(__file__).resolve().parents[1]
 FACTS = [
@@ -32,7 +33,7 @@ TOOLS = {"search_knowledge", "get_fact", "list_topics", "topic_status", "add_top
 
 def _env() -> dict[str, str]:
     """The child's environment: this checkout, one thread per model, no model hub, no NONSEQ_* else."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NONSEQ_")}
+    env = without_settings()
     env.update(PYTHONPATH=str(REPO), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
                NONSEQ_EMBEDDING__THREADS="1")
     return env

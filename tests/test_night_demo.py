@@ -111,3 +111,15 @@ def test_demo_runs_offline_ends_written_and_gives_the_same_article_twice(cli: An
     again, body_again = _demo_article(cli, isolated / "demo-again")
     assert body_again == body
     assert {k: v for k, v in again.items() if k != "date"} == {k: v for k, v in meta.items() if k != "date"}
+
+
+def test_the_demo_reads_no_setting_from_the_environment_but_where_vectors_are_kept(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from nonseq.pipeline.demo import demo_settings
+
+    monkeypatch.setenv("NONSEQ_GATE__MIN_CHUNKS", "40")
+    monkeypatch.setenv("NONSEQ_EMBEDDING__VECTOR_CACHE", str(tmp_path / "v.sqlite"))
+    settings = demo_settings(tmp_path)
+    assert settings.gate.min_chunks == 5 and settings.embedding.vector_cache == str(tmp_path / "v.sqlite")
+    monkeypatch.delenv("NONSEQ_EMBEDDING__VECTOR_CACHE")
+    assert demo_settings(tmp_path).embedding.vector_cache == "~/.cache/nonseq/vectors.sqlite"

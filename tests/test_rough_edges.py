@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -13,6 +12,7 @@ from typing import Any
 import pytest
 
 from devkit.checks import one_error_line
+from devkit.child import without_settings
 from nonseq import queue
 from nonseq.config import load_settings
 from nonseq.db import connect
@@ -86,7 +86,7 @@ def test_config_show_marks_values_from_the_environment(
 # -- 80-column lists -----------------------------------------------------------------------------
 def _run(args: list[str], cwd: Path, columns: int) -> str:
     """`python -m nonseq ARGS` in a terminal-sized environment; its stdout."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NONSEQ_")}
+    env = without_settings()
     env.update(COLUMNS=str(columns), LINES="40", HF_HUB_OFFLINE="1", TERM="xterm")
     out = subprocess.run([sys.executable, "-m", "nonseq", *args], cwd=cwd, env=env,
                          capture_output=True, text=True, timeout=120)
@@ -179,7 +179,7 @@ def test_readme_draws_the_stage_machine_of_the_code() -> None:
 def test_a_model_that_cannot_load_is_one_line_without_library_logs(cli: Any, isolated: Path) -> None:
     cli("queue", "add", "Tomatoes", "-c", "science")
     (isolated / "notes.md").write_text("Tomatoes need sun and warm nights. " * 30, encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NONSEQ_")}
+    env = without_settings()
     env.update(HF_HUB_OFFLINE="1", FASTEMBED_CACHE_PATH=str(isolated / "empty-cache"),
                NONSEQ_EMBEDDING__BACKEND="fastembed", NONSEQ_EMBEDDING__MODEL="BAAI/bge-small-en-v1.5")
     done = subprocess.run([sys.executable, "-m", "nonseq", "research", "1", "--file", "notes.md"],

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +11,7 @@ from typing import Any
 import pytest
 
 from bench import writing_audit
+from devkit.child import without_settings
 from devkit.data import AEB
 
 SOURCE = ["The team saw about 2,300 tons of water vapour on one of 17 nights."]
@@ -72,7 +72,7 @@ def test_bad_input_is_one_line(tmp_path: Path) -> None:
 def test_writing_bench_takes_nonseq_variables(tmp_path: Path) -> None:
     """bench/writing.py applies NONSEQ_* variables to its defaults and refuses a bad one in one line."""
     bench = Path(__file__).resolve().parent.parent / "bench" / "writing.py"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NONSEQ_")}
+    env = without_settings()
     args = [sys.executable, str(bench), "--topics", "assange", "--llm", "echo", "--json", "--out", str(tmp_path)]
     small = subprocess.run(args, env=env | {"NONSEQ_WRITING__MAX_UNITS": "2"}, capture_output=True, text=True,
                            timeout=600)

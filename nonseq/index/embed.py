@@ -16,6 +16,7 @@ import numpy as np
 from nonseq.cache import SHARED, ModelCache
 from nonseq.config import EmbeddingSettings
 from nonseq.errors import BackendError
+from nonseq.index.vector_cache import VectorCache
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets" / "minilm"
 BUNDLED_MODEL = "all-MiniLM-L6-v2"
@@ -60,11 +61,13 @@ class RowMemo:
     the text: an LRU shared by the model's threads.
 
     Worth it only where a text's result does not depend on the batch it came in: true of the bundled int8
-    model (tests/test_embedders.py checks it), so a remembered result is what a new run would give.
+    model (tests/test_embedders.py checks it), so a remembered result is what a new run would give. With a
+    `disk` cache, what this process has not seen is looked up there before the model runs, and kept there.
     """
 
-    def __init__(self, size: int = 20_000) -> None:
+    def __init__(self, size: int = 20_000, disk: VectorCache | None = None) -> None:
         self.size = size
+        self.disk = disk
         self._rows: OrderedDict[bytes, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -96,12 +99,19 @@ class RowMemo:
         and returning their results in that order), which is then remembered."""
         keys = [self.key(t) for t in texts]
         found = self.get(keys)
+        if self.disk is not None and any(row is None for row in found):
+            missing = list(dict.fromkeys(k for k, row in zip(keys, found, strict=True) if row is None))
+            kept = {k: row for k, row in zip(missing, self.disk.get(missing), strict=True) if row is not None}
+            self.put(list(kept), list(kept.values()))
+            found = [kept.get(k) if row is None else row for k, row in zip(keys, found, strict=True)]
         todo: dict[bytes, str] = {}
         for k, text, row in zip(keys, texts, found, strict=True):
             if row is None:
                 todo.setdefault(k, text)
         fresh = dict(zip(todo, run(list(todo.values())), strict=True)) if todo else {}
         self.put(list(fresh), list(fresh.values()))
+        if self.disk is not None and fresh:
+            self.disk.put(list(fresh), list(fresh.values()))
         return [fresh[k] if row is None else row for k, row in zip(keys, found, strict=True)]
 
     def clear(self) -> None:
@@ -142,6 +152,15 @@ def bundled_onnx_path() -> Path:
 
 
 @cache
+def bundled_tag() -> str:
+    """What the bundled model's vectors depend on: its file, and the versions of the code that runs it (a kept
+    vector is only read back under the same tag)."""
+    from importlib.metadata import version
+
+    return f"{BUNDLED_NAME}:{BUNDLED_SHA256}:fastembed {version('fastembed')}:onnxruntime {version('onnxruntime')}"
+
+
+@cache
 def _sha256(path: Path) -> str:
     """The sha256 of a file (cached per process)."""
     h = hashlib.sha256()
@@ -177,7 +196,9 @@ class FastEmbedEmbedder:
             self._model = TextEmbedding(BUNDLED_NAME, specific_model_path=str(ASSETS),
                                         threads=threads, local_files_only=True)
             self._tokenizer = bundled_tokenizer()
-            self.memo: RowMemo | None = RowMemo()
+            disk = VectorCache(Path(settings.vector_cache).expanduser(), bundled_tag(), BUNDLED_DIM,
+                               settings.vector_cache_rows) if settings.vector_cache else None
+            self.memo: RowMemo | None = RowMemo(disk=disk)
             return
         try:
             self._model = TextEmbedding(settings.model, specific_model_path=settings.model_path
@@ -194,7 +215,8 @@ class FastEmbedEmbedder:
         """Embed documents in batches of similar length (less padding; the rows come back in order).
 
         The bundled model's rows are remembered (`RowMemo`): a text embedded again by this process (the
-        plan that `inspect` showed, then the write; a page researched for a second topic) is not run again.
+        plan that `inspect` showed, then the write; a page researched for a second topic) is not run again,
+        nor one embedded by an earlier run, when `[embedding] vector_cache` names a file (`VectorCache`).
         """
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)

@@ -89,7 +89,16 @@ def check_embedder(ws: Workspace) -> str:
     start = time.perf_counter()
     vec = ws.embedder.embed_query("health check")
     ms = (time.perf_counter() - start) * 1000
-    return f"{ws.embedder.name}, {len(vec)} dims ({ms:.0f} ms)"
+    return f"{ws.embedder.name}, {len(vec)} dims ({ms:.0f} ms){_vector_cache(ws.embedder)}"
+
+
+def _vector_cache(embedder: object) -> str:
+    """The embedder's vector cache, as doctor says it ("" when it keeps none)."""
+    disk = getattr(getattr(embedder, "memo", None), "disk", None)
+    if disk is None:
+        return ""
+    size = len(disk)
+    return f"; {disk.error}" if disk.error else f"; vector cache {disk.path} ({size:,} vector{'s' * (size != 1)})"
 
 
 def check_sparse(ws: Workspace) -> str:
