@@ -131,8 +131,8 @@ class EmbeddingSettings(Section):
         "(the same vector it would compute again); an absolute path or one under ~; empty = keep none",
     )
     vector_cache_rows: int = Field(
-        200_000, ge=1_000, le=100_000_000,
-        description="Most vectors kept in the vector cache (1.5 kB each); the oldest go first",
+        100_000, ge=1_000, le=100_000_000,
+        description="Most vectors kept in the vector cache (about 2.1 kB each on disk); the oldest go first",
     )
 
     @field_validator("vector_cache")

@@ -48,6 +48,14 @@ def test_extraction_smoke(only_nonseq: Path) -> None:
     assert 0 < got["f1"] <= 1
 
 
+def test_vector_cache_smoke(only_nonseq: Path) -> None:
+    got = bench(only_nonseq, "vector_cache", "--limit", "3", "--threads", "1", "--json")
+    keys = {"model_texts_per_s", "filling_overhead", "read_back_texts_per_s", "read_back_speedup", "bytes_per_vector"}
+    assert got["texts"] == 3 and keys <= set(got)
+    assert got["identical"] is True  # what is read back is the model's vector, bit for bit
+    assert got["bytes_per_vector"] >= 4 * 384
+
+
 def test_startup_smoke(only_nonseq: Path) -> None:
     got = bench(only_nonseq, "startup", "--limit", "1", "--json")
     assert set(got) == {"--help", "queue list", "--version"}

@@ -27,7 +27,7 @@ _CHUNK = 500
 class VectorCache:
     """Vectors of `dim` float32 values by (model tag, text digest), in the SQLite file at `path`."""
 
-    def __init__(self, path: Path, tag: str, dim: int, max_rows: int = 200_000) -> None:
+    def __init__(self, path: Path, tag: str, dim: int, max_rows: int = 100_000) -> None:
         self.path = path
         self.dim = dim
         self.max_rows = max_rows
