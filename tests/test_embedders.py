@@ -149,3 +149,36 @@ def test_ollama_embedder_errors(ollama: FakeOllama) -> None:
         build_embedder(EmbeddingSettings(backend="ollama", model="nope:1b", ollama_url=ollama.url))
     with pytest.raises(BackendError, match="no server at"):
         build_embedder(EmbeddingSettings(backend="ollama", model="x", ollama_url="http://127.0.0.1:9"))
+
+
+WRITER = """
+import sys
+from pathlib import Path
+import numpy as np
+from nonseq.index.embed import RowMemo
+from nonseq.index.vector_cache import VectorCache
+cache = VectorCache(Path(sys.argv[1]), "tag", 4)
+first = int(sys.argv[2])
+keys = [RowMemo.key(str(i)) for i in range(first, first + 2_000)]
+for start in range(0, 2_000, 50):
+    cache.put(keys[start:start + 50], [np.full(4, float(i)) for i in range(first + start, first + start + 50)])
+    cache.get(keys[max(0, start - 500):start])
+print(cache.error or "ok", cache.skipped)
+"""
+
+
+def test_processes_writing_one_vector_cache_at_once_keep_every_vector_exactly(tmp_path: Path) -> None:
+    """Team workers and night runs share the user's file: two writers at once, overlapping texts."""
+    path = tmp_path / "v.sqlite"
+    procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(path), str(first)], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for first in (0, 1_000)]
+    said = [p.communicate(timeout=300) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], [err for _, err in said]
+    reports = [out.split() for out, _ in said]
+    assert [r[0] for r in reports] == ["ok", "ok"]
+    skipped = sum(int(r[1]) for r in reports)  # a put that waited past the busy timeout keeps nothing
+    cache = VectorCache(path, "tag", 4)
+    got = cache.get([RowMemo.key(str(i)) for i in range(3_000)])
+    kept = [i for i, row in enumerate(got) if row is not None]
+    assert len(kept) >= 3_000 - skipped and len(cache) == len(kept)
+    assert all(got[i].tolist() == [float(i)] * 4 for i in kept)  # each vector is its text's, whoever wrote it

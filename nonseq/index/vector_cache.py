@@ -32,6 +32,7 @@ class VectorCache:
         self.dim = dim
         self.max_rows = max_rows
         self.error = ""  #: why the cache was given up in this process ("" while it works)
+        self.skipped = 0  #: vectors not kept because another process held the file too long
         self._tag = tag.encode("utf-8")
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
@@ -80,6 +81,7 @@ class VectorCache:
                 if conn.in_transaction:
                     with contextlib.suppress(sqlite3.Error):
                         conn.execute("ROLLBACK")
+                self.skipped += len(items)
                 self._give_up_unless_busy(exc)
 
     def __len__(self) -> int:
@@ -116,14 +118,20 @@ class VectorCache:
             return None
         if self._conn is not None and self._pid == os.getpid():
             return self._conn
+        conn = None
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             conn = sqlite3.connect(self.path, timeout=2.0, isolation_level=None, check_same_thread=False)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute(_SCHEMA)
-        except (OSError, sqlite3.Error) as exc:
+        except OSError as exc:
             self.error = f"vector cache {self.path} not used: {exc}"
+            return None
+        except sqlite3.Error as exc:
+            if conn is not None:
+                conn.close()
+            self._give_up_unless_busy(exc)  # another process creating the file: try again next time
             return None
         self._conn, self._pid = conn, os.getpid()
         return conn
