@@ -106,6 +106,10 @@ class DatabaseSettings(Section):
         return url
 
 
+#: The names the bundled embedding model answers to (`index.embed`).
+BUNDLED_EMBEDDING_NAMES = ("all-MiniLM-L6-v2", "nonseq/all-MiniLM-L6-v2-int8")
+
+
 class EmbeddingSettings(Section):
     """[embedding] The dense embedder."""
 
@@ -134,6 +138,16 @@ class EmbeddingSettings(Section):
         100_000, ge=1_000, le=100_000_000,
         description="Most vectors kept in the vector cache (about 2.1 kB each on disk); the oldest go first",
     )
+
+    @property
+    def bundled(self) -> bool:
+        """True for the bundled model (the int8 ONNX all-MiniLM-L6-v2 that fastembed runs)."""
+        return self.backend == "fastembed" and self.model in BUNDLED_EMBEDDING_NAMES and not self.model_path
+
+    @property
+    def cache_file(self) -> Path | None:
+        """The vector cache's file: only the bundled model keeps vectors (another's may depend on its batch)."""
+        return Path(self.vector_cache).expanduser() if self.vector_cache and self.bundled else None
 
     @field_validator("vector_cache")
     @classmethod

@@ -131,9 +131,8 @@ class Workspace:
     @property
     def vector_cache(self) -> str:
         """The file where the bundled embedder keeps its vectors, shared by every workspace ("(none)" if none)."""
-        e = self.settings.embedding
-        bundled = e.backend == "fastembed" and e.model == "all-MiniLM-L6-v2" and not e.model_path
-        return str(Path(e.vector_cache).expanduser()) if e.vector_cache and bundled else "(none)"
+        file = self.settings.embedding.cache_file
+        return str(file) if file else "(none)"
 
     def lock(self, action: str = "") -> AbstractContextManager[None]:
         """Hold the workspace lock for a `with` block (see nonseq.lock); WorkspaceBusyError if taken."""

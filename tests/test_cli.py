@@ -28,6 +28,9 @@ def test_paths_json_points_into_the_workspace(cli, isolated) -> None:
 def test_paths_say_where_vectors_are_kept_and_doctor_counts_them(cli, monkeypatch, tmp_path) -> None:
     monkeypatch.setenv("NONSEQ_EMBEDDING__VECTOR_CACHE", "~/kept/vectors.sqlite")
     assert json.loads(cli("paths", "--json").stdout)["vector_cache"] == str(Path.home() / "kept/vectors.sqlite")
+    monkeypatch.setenv("NONSEQ_EMBEDDING__MODEL", "BAAI/bge-small-en-v1.5")  # another model keeps no vectors
+    assert json.loads(cli("paths", "--json").stdout)["vector_cache"] == "(none)"
+    monkeypatch.delenv("NONSEQ_EMBEDDING__MODEL")
     monkeypatch.setenv("NONSEQ_EMBEDDING__VECTOR_CACHE", "")
     assert json.loads(cli("paths", "--json").stdout)["vector_cache"] == "(none)"
     monkeypatch.setenv("NONSEQ_EMBEDDING__VECTOR_CACHE", str(tmp_path / "v.sqlite"))

@@ -14,13 +14,12 @@ from typing import Any, Protocol
 import numpy as np
 
 from nonseq.cache import SHARED, ModelCache
-from nonseq.config import EmbeddingSettings
+from nonseq.config import BUNDLED_EMBEDDING_NAMES, EmbeddingSettings
 from nonseq.errors import BackendError
 from nonseq.index.vector_cache import VectorCache
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets" / "minilm"
-BUNDLED_MODEL = "all-MiniLM-L6-v2"
-BUNDLED_NAME = "nonseq/all-MiniLM-L6-v2-int8"
+BUNDLED_MODEL, BUNDLED_NAME = BUNDLED_EMBEDDING_NAMES  # the setting's default, and its name in fastembed
 BUNDLED_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 BUNDLED_DIM = 384
 BUNDLED_MAX_TOKENS = 256
@@ -190,14 +189,14 @@ class FastEmbedEmbedder:
 
         self.batch_size = settings.batch_size
         threads = settings.threads or None
-        if settings.model in (BUNDLED_MODEL, BUNDLED_NAME) and not settings.model_path:
+        if settings.bundled:
             _register_bundled()
             self.name, self.dim, self.max_tokens = BUNDLED_MODEL, BUNDLED_DIM, BUNDLED_MAX_TOKENS
             self._model = TextEmbedding(BUNDLED_NAME, specific_model_path=str(ASSETS),
                                         threads=threads, local_files_only=True)
             self._tokenizer = bundled_tokenizer()
-            disk = VectorCache(Path(settings.vector_cache).expanduser(), bundled_tag(), BUNDLED_DIM,
-                               settings.vector_cache_rows) if settings.vector_cache else None
+            file = settings.cache_file
+            disk = VectorCache(file, bundled_tag(), BUNDLED_DIM, settings.vector_cache_rows) if file else None
             self.memo: RowMemo | None = RowMemo(disk=disk)
             return
         try:
