@@ -157,7 +157,7 @@ def test_every_bench_has_a_smoke_test() -> None:
     """A new bench needs its smoke test here (or in the test file named in the module docstring)."""
     tested = {"extraction", "startup", "documents", "topic_floor", "llm", "menu", "retrieval", "knowledge",
               "knowledge_scale", "research", "night", "writing", "writing_audit", "support", "calibration",
-              "instructions_filter"}
+              "instructions_filter", "vector_cache"}
     owned_elsewhere = {"attack"}  # tests/test_attack.py replays its cases
     benches = {p.stem for p in (REPO / "bench").glob("*.py") if not p.stem.startswith("_") and p.stem != "__init__"}
     assert benches - owned_elsewhere == tested
