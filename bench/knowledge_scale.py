@@ -89,10 +89,10 @@ def write_config(data_dir: Path, url: str) -> Path:
 def workspace(config: Path) -> Any:
     """The workspace of a bench config; never a vector cache, even from the environment: the import is timed
     against the model's own speed."""
-    from nonseq.config import load_settings
+    from nonseq.config import VECTOR_CACHE_ENV, load_settings
     from nonseq.workspace import Workspace
 
-    return Workspace(load_settings(str(config), environ={**os.environ, "NONSEQ_EMBEDDING__VECTOR_CACHE": ""}))
+    return Workspace(load_settings(str(config), environ={**os.environ, VECTOR_CACHE_ENV: ""}))
 
 
 def phase_import(config: Path, export: Path) -> dict[str, Any]:

@@ -163,8 +163,9 @@ def child_argv(args: Sequence[str]) -> list[str]:
 def without_settings() -> dict[str, str]:
     """This process's environment without its NONSEQ_* settings, but for where vectors are kept (the test
     suite's shared vector cache: a child never writes into the user's ~/.cache)."""
-    keep = "NONSEQ_EMBEDDING__VECTOR_CACHE"
-    return {k: v for k, v in os.environ.items() if not k.startswith("NONSEQ_") or k == keep}
+    from nonseq.config import VECTOR_CACHE_ENV
+
+    return {k: v for k, v in os.environ.items() if not k.startswith("NONSEQ_") or k == VECTOR_CACHE_ENV}
 
 
 def child_env(kill_at: str = "", **extra: str) -> dict[str, str]:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from nonseq.config import FetchSettings
+from nonseq.config import VECTOR_CACHE_ENV, FetchSettings
 
 FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures"
 WEB_DIR = FIXTURES / "web"
@@ -533,8 +533,7 @@ UNCACHED = '\n[embedding]\nvector_cache = ""\n'
 def vector_cache_from_env() -> dict[str, str]:
     """`[embedding] vector_cache` from NONSEQ_EMBEDDING__VECTOR_CACHE where it is set (the test suite's file),
     for a bench that builds its settings without the environment; else nothing (the default)."""
-    name = "NONSEQ_EMBEDDING__VECTOR_CACHE"
-    return {"vector_cache": os.environ[name]} if name in os.environ else {}
+    return {"vector_cache": os.environ[VECTOR_CACHE_ENV]} if VECTOR_CACHE_ENV in os.environ else {}
 
 
 def write_config(folder: Path, searxng_url: str, fetch_timeout: float = TEST_FETCH_TIMEOUT,

@@ -106,6 +106,9 @@ class DatabaseSettings(Section):
         return url
 
 
+#: The variable that says where the bundled embedder keeps its vectors: the one setting the demo and the test
+#: suite's children take from the environment (it never changes what is computed).
+VECTOR_CACHE_ENV = f"{ENV_PREFIX}EMBEDDING__VECTOR_CACHE"
 #: The names the bundled embedding model answers to (`index.embed`).
 BUNDLED_EMBEDDING_NAMES = ("all-MiniLM-L6-v2", "nonseq/all-MiniLM-L6-v2-int8")
 

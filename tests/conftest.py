@@ -16,15 +16,13 @@ import pytest  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
 from nonseq.cli import app  # noqa: E402
-from nonseq.config import Settings, load_settings  # noqa: E402
+from nonseq.config import VECTOR_CACHE_ENV, Settings, load_settings  # noqa: E402
 from nonseq.workspace import Workspace  # noqa: E402
 
 FIXTURES = Path(__file__).parent / "fixtures"
 #: One CPU thread for each model: the suite runs two tests at once (`-n 2`) on two cores, and a model on
 #: two threads spends a third more CPU (the bundled embedder: 17.6 ms a sentence on one, 26.5 ms on two).
 ONE_THREAD = {"NONSEQ_EMBEDDING__THREADS": "1", "NONSEQ_RERANK__THREADS": "1", "NONSEQ_LLM__THREADS": "1"}
-#: The variable that points every test's embedder at the suite's shared vector cache.
-VECTOR_CACHE = "NONSEQ_EMBEDDING__VECTOR_CACHE"
 
 
 def pytest_report_header() -> str:
@@ -57,7 +55,7 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, suite_vector_cache
     for name in list(os.environ):
         if name.startswith("NONSEQ_"):
             monkeypatch.delenv(name)
-    for name, value in {**ONE_THREAD, VECTOR_CACHE: str(suite_vector_cache)}.items():
+    for name, value in {**ONE_THREAD, VECTOR_CACHE_ENV: str(suite_vector_cache)}.items():
         monkeypatch.setenv(name, value)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
@@ -69,7 +67,7 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, suite_vector_cache
 def no_env(isolated: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The isolated folder without even the one-thread and vector-cache variables (tests of environment
     overrides)."""
-    for name in [*ONE_THREAD, VECTOR_CACHE]:
+    for name in [*ONE_THREAD, VECTOR_CACHE_ENV]:
         monkeypatch.delenv(name)
     return isolated
 

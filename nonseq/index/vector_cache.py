@@ -81,8 +81,8 @@ class VectorCache:
                 if conn.in_transaction:
                     with contextlib.suppress(sqlite3.Error):
                         conn.execute("ROLLBACK")
-                self.skipped += len(items)
-                self._give_up_unless_busy(exc)
+                if self._give_up_unless_busy(exc):
+                    self.skipped += len(items)
 
     def __len__(self) -> int:
         with self._lock:
@@ -136,9 +136,10 @@ class VectorCache:
         self._conn, self._pid = conn, os.getpid()
         return conn
 
-    def _give_up_unless_busy(self, exc: sqlite3.Error) -> None:
-        """A locked file is skipped this once; any other error ends the cache's use in this process."""
+    def _give_up_unless_busy(self, exc: sqlite3.Error) -> bool:
+        """True for a locked file (skipped this once); any other error ends the cache's use in this process."""
         if "locked" in str(exc) or "busy" in str(exc):
-            return
+            return True
         self.error = f"vector cache {self.path} not used: {exc}"
         self._close()
+        return False

@@ -8,20 +8,16 @@ import os
 from pathlib import Path
 from typing import Any
 
-from nonseq.config import Settings, settings_from
+from nonseq.config import VECTOR_CACHE_ENV, Settings, settings_from
 
 DEMO_DIR = Path(__file__).resolve().parent.parent / "assets" / "demo"
 
 
-#: The one variable the demo reads: where the embedder keeps its vectors, which never changes what it writes.
-VECTOR_CACHE = "NONSEQ_EMBEDDING__VECTOR_CACHE"
-
-
 def demo_settings(root: Path) -> Settings:
-    """Built-in defaults rooted in the demo folder (no config file, no environment but VECTOR_CACHE)."""
+    """Built-in defaults rooted in the demo folder (no config file, no environment but VECTOR_CACHE_ENV)."""
     settings = Settings()
-    if VECTOR_CACHE in os.environ:
-        chosen = settings_from({}, "the environment", {VECTOR_CACHE: os.environ[VECTOR_CACHE]})
+    if VECTOR_CACHE_ENV in os.environ:
+        chosen = settings_from({}, "the environment", {VECTOR_CACHE_ENV: os.environ[VECTOR_CACHE_ENV]})
         settings.embedding.vector_cache = chosen.embedding.vector_cache
     settings.base_dir = root
     settings.gate.uber_passes = 0  # the demo runs without SearXNG
