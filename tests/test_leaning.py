@@ -22,7 +22,15 @@ from nonseq.text.definite import definite_subject, points_back
 from nonseq.text.leaning import leaning_reason
 from nonseq.verify.rules import Verifier
 from nonseq.writing.compose import SentenceRecord, review, standing
-from nonseq.writing.plan import PlanSettings, SourceSentence, Unit, build_plan, in_page_order, leaning_units
+from nonseq.writing.plan import (
+    PlanSettings,
+    SourceSentence,
+    Unit,
+    build_plan,
+    in_page_order,
+    leaning_units,
+    make_units,
+)
 
 
 @pytest.mark.parametrize(("sentence", "reason"), [
@@ -67,6 +75,7 @@ from nonseq.writing.plan import PlanSettings, SourceSentence, Unit, build_plan, 
     ("The plan, though, failed in the spring.", 'connective "though"'),
     ("So is coal-fired power generation.", 'elliptical "So is"'),
     ("Nor has the withdrawal of the bill cooled the protests.", 'elliptical "Nor has"'),
+    ("Or perhaps you'd rather work in spurts and travel in between.", 'opens with "Or"'),
 ])
 def test_a_sentence_that_leans_says_why(sentence: str, reason: str) -> None:
     """Every kind of leaning the parse can see, each with its reason."""
@@ -153,6 +162,33 @@ def test_the_plan_joins_a_leaning_sentence_to_the_one_before_it_or_leaves_it_out
     assert not alone.units
     assert alone.sentences[0].reason == ('leans on the sentence before it, which is not planned with it: '
                                          'additive "also"')
+
+
+def test_a_leaning_sentence_after_a_chunk_overlap_is_planned_with_its_pages_sentence_before_it() -> None:
+    """Chunks overlap: a chunk opens with the last sentence of the one before, and only the first copy is usable.
+    A sentence leaning on that sentence ("also", "Or ...") still joins it (its first copy); one whose chunk
+    holds another sentence before it does not, and is no unit."""
+    url = "http://127.0.0.1/intel"
+    first = "Intel cut the price of its laptop chips by a fifth in May to win back buyers."
+
+    def sentence(sid: str, text: str, chunk: int, index: int, reason: str = "", at: str = url) -> SourceSentence:
+        """One source sentence of chunk `chunk`."""
+        return SourceSentence(sid, text, chunk, index, at, "Intel", "p", 1.0, reason=reason)
+
+    for leaning in ("The company also cut prices on its desktop chips in Europe and in Asia.",
+                    "Or it may cut the prices of its desktop chips in Europe and in Asia next."):
+        overlap = [sentence("c0.s0", first, 0, 0), sentence("c1.s0", first, 1, 0, "duplicate of c0.s0"),
+                   sentence("c1.s1", leaning, 1, 1)]
+        units = make_units(overlap, PlanSettings())
+        assert [[s.id for s in u.sentences] for u in units] == [["c0.s0", "c1.s1"]], leaning
+        elsewhere = [sentence("c0.s0", first, 0, 0), sentence("c1.s0", "AMD raised its prices.", 1, 0,
+                                                                 "below the topic floor"),
+                     sentence("c1.s1", leaning, 1, 1)]
+        assert [[s.id for s in u.sentences] for u in make_units(elsewhere, PlanSettings())] == [["c0.s0"]]
+        other_page = [sentence("c0.s0", first, 0, 0),
+                      sentence("c1.s0", first, 1, 0, "duplicate of c0.s0", at="http://127.0.0.1/amd"),
+                      sentence("c1.s1", leaning, 1, 1, at="http://127.0.0.1/amd")]
+        assert [[s.id for s in u.sentences] for u in make_units(other_page, PlanSettings())] == [["c0.s0"]]
 
 
 def test_a_sentence_whose_definite_subject_its_predecessor_names_is_planned_with_it(embed: Any) -> None:

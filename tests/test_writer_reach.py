@@ -216,7 +216,7 @@ def test_the_eighth_rounds_rules() -> None:
         "a subordinate clause alone")
     assert fragment("While prices rose, sales of the phone fell by a third.") == ""
     assert anchor("Sentencing is scheduled for Feb. 14.", "2019-11-19") == "Sentencing is scheduled for Feb. 14, 2020."
-    assert anchor("He was arrested Oct. 3 at his home.", "2019-11-19") == "He was arrested Oct. 3, 2019 at his home."
+    assert anchor("He was arrested Oct. 3 at his home.", "2019-11-19") == "He was arrested Oct. 3, 2019, at his home."
     # a target year ("by 2030") does not stop a past month being dated; a future month's year stays open
     target = "Data released by MOTIE in August put capacity at 1.64 GW, with 30.8 GW planned by 2030."
     assert anchor(target, "2019-11-20") == target.replace("August", "August 2019")

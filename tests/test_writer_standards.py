@@ -253,6 +253,14 @@ def test_relative_time_is_anchored_to_the_page_date_or_left_out() -> None:
     assert anchor("In November, the air over Delhi gets still.", "2019-11-19") == (
         "In November, the air over Delhi gets still.")                   # present: a habit, not a date
     assert anchor("In December, the firm cut jobs.", "2019-11-19") == "In December, the firm cut jobs."
+    # a planned event's day still ahead of the page's date is of the page's year, whatever the clause's verb
+    assert anchor("Trump has decided that cancelling a scheduled Dec. 15 imposition of tariffs needs more.",
+                  "2019-11-20") == (
+        "Trump has decided that cancelling a scheduled Dec. 15, 2019, imposition of tariffs needs more.")
+    assert anchor("The envoy will face questions about Trump's July 25 call.", "2019-11-20") == (
+        "The envoy will face questions about Trump's July 25 call.")  # a noun's day, not a plan's: no year to write
+    assert anchor("The tour stops at Blossom Music Center on July 22.", "2019-11-20") == (
+        "The tour stops at Blossom Music Center on July 22.")  # present: a timetable or a habit, left as it is
     assert anchor("In 2017, the firm opened a plant in July.", "2019-11-19") == (
         "In 2017, the firm opened a plant in July.")
     assert anchor("She said, “We met in July and agreed.”", "2019-11-19") == "She said, “We met in July and agreed.”"
@@ -476,6 +484,22 @@ def test_the_summary_line_quotes_the_reading_of_the_writer_that_made_the_sentenc
     restated = summary_line({"quoted": 0, "verbatim": 5, "restated": 5}, 1.0)
     assert (f"of {AUDIT_RESTATING['sentences']} test-split sentences with the model restating kept "
             f"{float(str(AUDIT_RESTATING['keep_share'])):.0%}") in restated
+
+
+def test_a_sentence_that_says_whose_it_is_is_not_framed_again() -> None:
+    """Each sentence of a pair that is someone's view is framed as its page's, except one whose own words already
+    say whose it is ("..., Prakash said"): framed, it would be attributed twice and lose its "But"."""
+    view = ("The highest pollution levels occur at the transition from an agrarian economy to an industrial "
+            "economy, when a city is getting the worst of both worlds.")
+    said = "But Delhi and cities like it are not doomed to follow this curve, Prakash said."
+    unit = Unit([SourceSentence("c0.s0", view, 0, 0, "http://127.0.0.1/vox", "Delhi's air", "p", 1.0, site="Vox"),
+                 SourceSentence("c0.s1", said, 0, 1, "http://127.0.0.1/vox", "Delhi's air", "p", 1.0, site="Vox")])
+    kind, checked, text = own_words(unit, 40)
+    assert (kind, checked) == ("verbatim", f"{view} {said}")
+    assert text == f"According to Vox, the highest pollution levels{view[len('The highest pollution levels'):]} {said}"
+    unsaid = Unit([unit.sentences[0], SourceSentence("c0.s1", "But Delhi is not doomed to follow this curve.", 0, 1,
+                                                     "http://127.0.0.1/vox", "Delhi's air", "p", 1.0, site="Vox")])
+    assert own_words(unsaid, 40)[2].endswith(" According to Vox, Delhi is not doomed to follow this curve.")
 
 
 def test_a_pages_order_is_given_as_its_advice_and_verified_in_its_words() -> None:

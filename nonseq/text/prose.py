@@ -165,8 +165,10 @@ _FIRST = re.compile(r"\b(?:I|me|my|mine|myself|we|us|ours?|ourselves|let['’]s)
 _SECOND = re.compile(r"\b(?:[Yy]ou|[Yy]ours?|[Yy]ourself)\b")
 
 
-#: The first words of a sentence that leans on the one before it (issue 47's list).
-LEANS_BACK = re.compile(r"^\W*(?:it|its|they|their|them|this|these|that|those|he|she|his|her|and|but|also|"
+#: The first words of a sentence that leans on the one before it: issue 47's list, and "Or", the other coordinating
+#: conjunction a sentence can open with ("Or perhaps you'd like ..."; an opening "Nor" is the leaning check's
+#: elliptical clause).
+LEANS_BACK = re.compile(r"^\W*(?:it|its|they|their|them|this|these|that|those|he|she|his|her|and|but|or|also|"
                         r"however)\b", re.I)
 
 

@@ -315,6 +315,26 @@ def _tense(token: Any) -> str:
     return ""
 
 
+#: Words before a noun that say its event was still to come ("a scheduled Dec. 15 imposition", "the planned March 1
+#: launch").
+_AHEAD = frozenset(("scheduled", "planned", "upcoming", "expected", "proposed", "slated", "forthcoming"))
+
+
+def _planned_for(token: Any) -> bool:
+    """True when a month is in a noun phrase of a planned event ("cancelling a scheduled Dec. 15 imposition"):
+    a day of the page's year after the page's date, whatever the clause's verb (`_bare_months`)."""
+    noun = token
+    while noun.dep_ in ("compound", "nmod", "nummod", "npadvmod") and noun.head.i != noun.i:
+        noun = noun.head
+    return noun is not token and any(c.lower_ in _AHEAD for c in noun.children)
+
+
+def _names_a_thing(token: Any) -> bool:
+    """True when a month is part of a noun's name for an event ("Trump's July 25 call"): the clause's future
+    ("will face questions about ...") is not the event's, which may be past."""
+    return token.dep_ in ("compound", "nmod") and token.head.pos_ in ("NOUN", "PROPN")
+
+
 def _weekday_tense(sentence: str) -> str:
     """"past" or "future" for the verbs the sentence's weekdays hang on, "" when a present verb
     leaves the direction open (read from the parse)."""
@@ -327,9 +347,11 @@ def _weekday_tense(sentence: str) -> str:
 def _bare_months(sentence: str, day: date) -> str:
     """A month named without its year ("In July, NASA awarded ...", "on July 25") given the year its verb
     points to from the page's date (news style: a month without a year is of the page's year, or for what
-    will happen, the next such month). Left as it is: a month after the page's with a past verb, a present
-    verb ("In November, the air gets still"), "until"/"by" a month, a sentence that names a year up to the
-    page's (not a target year: "by 2030"), and a month inside a quotation."""
+    will happen, the next such month; a planned event's day still ahead of the page's date, the page's year:
+    "a scheduled Dec. 15 imposition"). Left as it is: an earlier month than the page's naming a thing in a
+    future clause ("will face questions about Trump's July 25 call"), a month after the page's with a past
+    verb, a present verb ("In November, the air gets still"), "until"/"by" a month, a sentence that names a
+    year up to the page's (not a target year: "by 2030"), and a month inside a quotation."""
     years = [int(y) for y in re.findall(r"\b(?:1[5-9]|20)\d{2}\b", sentence)]
     if any(y <= day.year for y in years):
         return sentence  # the page named a year the month may be of; a later one ("by 2030") only a future's
@@ -345,14 +367,17 @@ def _bare_months(sentence: str, day: date) -> str:
         if (token is None or token.pos_ != "PROPN" or any(a <= m.start() < b for a, b in quoted)
                 or re.search(r"\b(?:until|till|by|through)\s+(?:\d{1,2}\s+)?$", sentence[:m.start()], re.I)):
             continue
-        tense, month = _tense(token), SHORT_MONTHS.get(m[1]) or MONTHS.index(m[1]) + 1
-        if tense == "past" and month <= day.month:
+        month = SHORT_MONTHS.get(m[1]) or MONTHS.index(m[1]) + 1
+        if m[2] and (month, int(m[2])) > (day.month, day.day) and _planned_for(token):
+            year = day.year  # a planned event's day still ahead of the page's: of its year
+        elif (tense := _tense(token)) == "past" and month <= day.month:
             year = day.year
-        elif tense == "future" and not years:
+        elif tense == "future" and not years and not (month < day.month and _names_a_thing(token)):
             year = day.year + (month < day.month)
         else:
             continue
-        edits.append((m.end(), f", {year}" if m[2] else f" {year}"))
+        between = re.match(r" [\w$]", sentence[m.end():])  # "Dec. 15, 2019, imposition": a year set off mid-sentence
+        edits.append((m.end(), (f", {year}," if between else f", {year}") if m[2] else f" {year}"))
     for at, text in reversed(edits):
         sentence = sentence[:at] + text + sentence[at:]
     return _PAST_MONTH.sub(lambda m: f"{'I' if m[0][0] == 'T' else 'i'}n {m[1]}", sentence) if edits else sentence

@@ -48,6 +48,7 @@ from nonseq.text.voice import (
     SPEECH_TAIL,
     according_to,
     advises,
+    attributed,
     opinion,
     opinion_page,
     page_title,
@@ -290,9 +291,16 @@ def own_words(unit: Unit, max_quote_words: int, names: frozenset[str] = frozense
     body = " ".join(s.text for s in unit.sentences)
     if held_view(unit):  # each sentence of a pair framed: the second is the page's view as much as the first
         name = source_name(unit)  # a page's order is its advice ("... advises: start by ..."), a view its own
-        return "verbatim", body, " ".join((advises if order(s.text) else according_to)(
-            s.text, name, _keeps_case(s.text, names)) for s in unit.sentences)
+        return "verbatim", body, " ".join(_as_held(s.text, name, names) for s in unit.sentences)
     return "verbatim", body, body
+
+
+def _as_held(sentence: str, name: str, names: frozenset[str]) -> str:
+    """A sentence of someone's view framed as its page's (an order as its advice), unless its own words say
+    whose it is ("..., Prakash said": a frame on top would attribute it twice, and take away its "But")."""
+    if attributed(sentence):
+        return sentence
+    return (advises if order(sentence) else according_to)(sentence, name, _keeps_case(sentence, names))
 
 
 def _keeps_case(sentence: str, names: frozenset[str]) -> bool:

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 Embed = Callable[[list[str]], np.ndarray]
 #: First words of a sentence that leans on the one before it.
 _LEANS = re.compile(r"^\W*(?:this|that|these|those|it|its|he|she|they|their|his|her|him|them|but|"
-                    r"and|however|also|still|yet|so|such|then|there|here|the same|both|another|"
+                    r"and|or|however|also|still|yet|so|such|then|there|here|the same|both|another|"
                     r"meanwhile|instead|otherwise|in addition|as a result|even so)\b", re.I)
 POOL_REASONS = (DropReason.PER_URL_CAP, DropReason.RANK_CUT)
 
@@ -376,6 +376,15 @@ def bridged(before: str, sentence: str) -> bool:
     return bool(noun) and noun in lemmas(before)
 
 
+def follows(s: SourceSentence, prev: SourceSentence, at: dict[tuple[int, int], SourceSentence]) -> bool:
+    """True when `prev` is the sentence before `s` on its page: the one before it in its chunk, or that one's
+    first copy where chunks overlap (a chunk's opening sentences repeat the end of the chunk before, and only
+    their first copy is usable)."""
+    before = at.get((s.chunk, s.index - 1))
+    return before is not None and (before is prev or (before.url == prev.url
+                                                      and tokens(before.text) == tokens(prev.text)))
+
+
 def make_units(sents: list[SourceSentence], cfg: PlanSettings) -> list[Unit]:
     """Usable sentences as units: a leaning or short sentence, or one whose definite subject its usable
     predecessor names (`bridged`), joins that predecessor; one that
@@ -383,11 +392,12 @@ def make_units(sents: list[SourceSentence], cfg: PlanSettings) -> list[Unit]:
     whose speaker is "he") and cannot join it is no unit. The parse is read only for sentences that
     passed every cheaper filter (`source_sentences` parsed them once)."""
     units: list[Unit] = []
+    at = {(s.chunk, s.index): s for s in sents}
     for s in sents:
         if s.reason:
             continue
         prev = units[-1].sentences if units else []
-        pairable = (len(prev) == 1 and prev[0].chunk == s.chunk and prev[0].index == s.index - 1
+        pairable = (len(prev) == 1 and follows(s, prev[0], at)
                     and len(tokens(prev[0].text)) + len(tokens(s.text)) <= cfg.max_unit_words)
         short = max(len(tokens(prev[0].text)), len(tokens(s.text))) < cfg.pair_words if prev else False
         leans = leaning_reason(s.text) is not None
