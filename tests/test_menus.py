@@ -301,7 +301,18 @@ def test_menus_take_a_topic_from_the_queue_to_an_article(term: Any, web_env: Pat
     t.press("w")
     t.wait("unsupported sentences", timeout=600)  # the figures line of an article or a draft
     t.press("enter")
-    t.leave(3)
+    t.press("esc", "esc")
+    # Articles → review the article: each sentence beside its source sentence(s).
+    t.wait("Main menu")
+    t.press("4")
+    t.wait("Review an article")
+    t.press("r")
+    t.wait("Which article?")
+    t.press("1")
+    t.wait("with words written in (listed first)")
+    assert "1. [" in t.transcript and "     [1] " in t.transcript
+    t.press("enter")
+    t.leave(2)
 
     conn = db(web_env)
     facts = {r["id"]: dict(r) for r in conn.execute("SELECT id, status, text FROM facts")}

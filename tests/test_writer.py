@@ -461,6 +461,12 @@ def test_by_default_the_writer_keeps_the_sources_words_and_never_asks_the_model(
         assert row["made"] in ("verbatim", "quoted"), row
         said, source = (" ".join(text.split()) for text in (row["sentence"], row["sources"][0]["text"]))
         assert SequenceMatcher(None, said, source).find_longest_match().size >= min(40, len(source) // 2), row
+        assert all(run in row["sentence"] for run in row["written_in"]), row  # the writer's own words, listed
+    edited = [bool(row["written_in"]) for row in rows]
+    assert any(edited) and edited == sorted(edited, reverse=True), edited  # those with words written in first
+    shown = cli("articles", "review", Path(meta["slug"]).name).stdout
+    assert f"written in: {' | '.join(rows[0]['written_in'])}" in shown
+    assert f"{len(rows)} sentence(s): 0 restated, then {sum(edited)} with words written in" in shown
     assert "1850" not in body
 
 

@@ -24,7 +24,16 @@ from nonseq.text.voice import according_to, opinion, opinion_page, site_name, un
 from nonseq.text.when import anchor
 from nonseq.verify.roles import role_change
 from nonseq.verify.rules import Verifier, near_repeat, stems
-from nonseq.writing.compose import Composer, assemble, counts, own_words, page_names, review, source_name
+from nonseq.writing.compose import (
+    Composer,
+    SentenceRecord,
+    assemble,
+    counts,
+    own_words,
+    page_names,
+    review,
+    source_name,
+)
 from nonseq.writing.plan import PlanSettings, SourceSentence, Unit, build_plan
 
 FIREFOX = ("Firefox is a web browser, and is Mozilla's flagship software product. "
@@ -484,6 +493,31 @@ def test_the_summary_line_quotes_the_reading_of_the_writer_that_made_the_sentenc
     restated = summary_line({"quoted": 0, "verbatim": 5, "restated": 5}, 1.0)
     assert (f"of {AUDIT_RESTATING['sentences']} test-split sentences with the model restating kept "
             f"{float(str(AUDIT_RESTATING['keep_share'])):.0%}") in restated
+
+
+def test_the_review_shows_the_words_the_writer_wrote_in() -> None:
+    """What a sentence says that its source sentence does not say there (a frame, a year, a name, a speaker moved
+    before the quotation), case and punctuation aside: what a person checks first; the review lists such
+    sentences after the restated ones and before the source's own words."""
+    from nonseq.text.edits import written_in
+
+    source = "The highest pollution levels occur at the transition."
+    assert written_in("According to Vox, the highest pollution levels occur at the transition.", [source]) == [
+        "According to Vox,"]
+    assert written_in("Trump cancelled a scheduled Dec. 15, 2019, imposition of tariffs.",
+                      ["Trump cancelled a scheduled Dec. 15 imposition of tariffs."]) == ["2019,"]
+    quoted = '"We found the next best thing," Paganini added.'
+    assert written_in('Paganini added: “We found the next best thing”', [quoted]) == ["Paganini added:"]
+    swapped = "Firefox is a web browser, and is Mozilla's flagship product."
+    assert written_in("Mozilla is a web browser.", [swapped]) == ["Mozilla"]
+    assert written_in(source, [source]) == [] and written_in(source.upper(), [source]) == []
+    unit = Unit([SourceSentence("c0.s0", source, 0, 0, "http://127.0.0.1/vox", "Delhi", "p", 1.0)])
+    framed = SentenceRecord(0, unit, "verbatim", f"According to Vox, {source[0].lower()}{source[1:]}")
+    kept = SentenceRecord(0, unit, "verbatim", source)
+    restated = SentenceRecord(0, unit, "restated", "Pollution peaks at the transition.")
+    rows = review([kept, framed, restated])
+    assert [(r["made"], r["written_in"]) for r in rows] == [
+        ("restated", ["peaks"]), ("verbatim", ["According to Vox,"]), ("verbatim", [])]
 
 
 def test_a_sentence_that_says_whose_it_is_is_not_framed_again() -> None:

@@ -97,20 +97,21 @@ def export(
 def review(
     ctx: typer.Context,
     ref: Annotated[str, typer.Argument(help="Slug (or slug-2...), file name or path")],
-    as_json: Annotated[bool, typer.Option("--json", help="A list of {sentence, made, sources: [{n, text}]}")] = False,
+    as_json: Annotated[bool, typer.Option(
+        "--json", help="A list of {sentence, made, sources: [{n, text}], written_in}")] = False,
 ) -> None:
-    """Each sentence beside the source sentence(s) it came from, restated ones first."""
+    """Each sentence beside the source sentence(s) it came from and the words the writer wrote in: restated
+    ones first, then those with words written in."""
     from nonseq.writing.articles import find_article, read_review
 
     rows = read_review(find_article(workspace(ctx).articles_dir, ref))
     if as_json:
         print_json(rows)
         return
-    for k, row in enumerate(rows, 1):
-        typer.echo(out.plain(f"{k}. [{row['made']}] {row['sentence']}"))
-        for src in row["sources"]:
-            typer.echo(out.plain(f"     [{src['n']}] {src['text']}"))
-    typer.echo(f"{len(rows)} sentence(s); {sum(r['made'] == 'restated' for r in rows)} restated (listed first)")
+    from nonseq.ui.articles import review_lines
+
+    for line in review_lines(rows):
+        typer.echo(out.plain(line))
 
 
 def register(app: typer.Typer) -> None:

@@ -1,4 +1,4 @@
-"""The Articles menu: list (stage, grounding figures), show one, export one, write a draft again."""
+"""The Articles menu: list (stage, grounding figures), show one, review one, export one, write a draft again."""
 
 from __future__ import annotations
 
@@ -7,13 +7,14 @@ from typing import TYPE_CHECKING, Any
 from rich.markup import escape
 
 from nonseq.menus.widgets import MenuContext, choose, confirm, pause, pick_from, run_action
-from nonseq.ui.articles import articles_table, stage_of
+from nonseq.ui.articles import articles_table, review_lines, stage_of
 from nonseq.ui.console import console
 
 if TYPE_CHECKING:
     from nonseq.workspace import Workspace
 
-ARTICLES = [("s", "Show an article"), ("e", "Export an article (HTML, DOCX, PDF)"),
+ARTICLES = [("s", "Show an article"), ("r", "Review an article: each sentence beside its sources"),
+            ("e", "Export an article (HTML, DOCX, PDF)"),
             ("w", "Write a draft again")]
 FORMATS = [("h", "HTML"), ("d", "DOCX (Word)"), ("p", "PDF")]
 
@@ -40,10 +41,10 @@ def run(ctx: MenuContext) -> None:
         if key is None:
             return
         good = [r for r in rows if "error" not in r]
-        if key == "s":
+        if key in ("s", "r"):
             ref = pick_from("Which article?", [(r["file"], f"{r['file']} {r.get('title', '')}") for r in good])
             if ref:
-                show(ctx, ref)
+                (show if key == "s" else review)(ctx, ref)
         elif key == "e":
             row = pick_from("Which article?", [(r, f"{r['file']} {r.get('title', '')}") for r in good])
             if row:
@@ -72,6 +73,21 @@ def show(ctx: MenuContext, ref: str) -> None:
     text = run_action(ctx, read, name="articles show", lock=False)
     if text is not None:
         console.print(escape(text), soft_wrap=True)
+    pause()
+
+
+def review(ctx: MenuContext, ref: str) -> None:
+    """Each sentence of one article beside its source sentence(s) (`nonseq articles review REF`)."""
+
+    def read(ws: Workspace) -> list[dict[str, Any]]:
+        """The article's review rows."""
+        from nonseq.writing.articles import find_article, read_review
+
+        return read_review(find_article(ws.articles_dir, ref))
+
+    rows = run_action(ctx, read, name="articles review", lock=False)
+    if rows is not None:
+        console.print(escape("\n".join(review_lines(rows))), soft_wrap=True)
     pause()
 
 

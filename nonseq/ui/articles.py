@@ -1,4 +1,4 @@
-"""The articles table (`nonseq articles list` and the Articles menu)."""
+"""The articles table and an article's review (`nonseq articles list` and `review`, and the Articles menu)."""
 
 from __future__ import annotations
 
@@ -35,3 +35,18 @@ def articles_table(rows: Sequence[dict[str, Any]], title: str) -> Table:
         table.add_row(safe(r["file"]), safe(title), *[safe(shown[c]) for c in extras],
                       str(r.get("citations")), f"{r.get('unsupported')}/{r.get('sentences')}")
     return table
+
+
+def review_lines(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """An article's review as lines: each sentence, its source sentence(s) and the words the writer wrote in;
+    last, how many were restated and how many have words written in (the ones listed first)."""
+    lines = []
+    for k, row in enumerate(rows, 1):
+        lines.append(f"{k}. [{row['made']}] {row['sentence']}")
+        lines += [f"     [{src['n']}] {src['text']}" for src in row["sources"]]
+        if row.get("written_in"):  # an article written before the field was kept has none
+            lines.append(f"     written in: {' | '.join(row['written_in'])}")
+    restated = sum(r["made"] == "restated" for r in rows)
+    edited = sum(r["made"] != "restated" and bool(r.get("written_in")) for r in rows)
+    lines.append(f"{len(rows)} sentence(s): {restated} restated, then {edited} with words written in (listed first)")
+    return lines

@@ -35,6 +35,7 @@ from nonseq.text.definite import (
     opening_points_back,
     unnamed_speaker,
 )
+from nonseq.text.edits import written_in
 from nonseq.text.furniture import unlink
 from nonseq.text.leaning import leaning_reason, surname_referent
 from nonseq.text.names import full_names
@@ -570,11 +571,14 @@ def dropped(records: list[SentenceRecord]) -> int:
 
 def review(records: list[SentenceRecord]) -> list[dict[str, Any]]:
     """Each sentence of the article beside the source sentence(s) it came from, in the source's own
-    words, restated ones first: `[{"sentence", "made", "sources": [{"n", "text"}]}]`."""
+    words, with the words the writer wrote in (`text.edits.written_in`): `[{"sentence", "made", "sources":
+    [{"n", "text"}], "written_in"}]`; restated ones first, then those with words written in, each in article
+    order."""
     rows = [{"sentence": r.text, "made": r.made,
-             "sources": [{"n": r.unit.n, "text": text} for text in r.evidence]}
+             "sources": [{"n": r.unit.n, "text": text} for text in r.evidence],
+             "written_in": written_in(r.text, [s.page or s.text for s in r.unit.sentences])}
             for r in records if r.made != "dropped"]
-    return sorted(rows, key=lambda row: row["made"] != "restated")
+    return sorted(rows, key=lambda row: (row["made"] != "restated", not row["written_in"]))
 
 
 def records_markdown(records: list[SentenceRecord]) -> str:
