@@ -466,7 +466,7 @@ def test_by_default_the_writer_keeps_the_sources_words_and_never_asks_the_model(
     assert any(edited) and edited == sorted(edited, reverse=True), edited  # those with words written in first
     shown = cli("articles", "review", Path(meta["slug"]).name).stdout
     assert f"written in: {' | '.join(rows[0]['written_in'])}" in shown
-    assert f"{len(rows)} sentence(s): 0 restated, then {sum(edited)} with words written in" in shown
+    assert f"{len(rows)} item(s), {meta['sentences']} sentence(s): 0 restated, then {sum(edited)} with words" in shown
     assert "1850" not in body
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from rich.table import Table
 
+from nonseq.text.sentences import split
 from nonseq.ui.console import safe, wide
 
 
@@ -38,8 +39,9 @@ def articles_table(rows: Sequence[dict[str, Any]], title: str) -> Table:
 
 
 def review_lines(rows: Sequence[dict[str, Any]]) -> list[str]:
-    """An article's review as lines: each sentence, its source sentence(s) and the words the writer wrote in;
-    last, how many were restated and how many have words written in (the ones listed first)."""
+    """An article's review as lines: each item (one sentence, or two of one page kept together), its source
+    sentence(s) and the words the writer wrote in; last, how many were restated and how many have words
+    written in (the ones listed first)."""
     lines = []
     for k, row in enumerate(rows, 1):
         lines.append(f"{k}. [{row['made']}] {row['sentence']}")
@@ -48,5 +50,7 @@ def review_lines(rows: Sequence[dict[str, Any]]) -> list[str]:
             lines.append(f"     written in: {' | '.join(row['written_in'])}")
     restated = sum(r["made"] == "restated" for r in rows)
     edited = sum(r["made"] != "restated" and bool(r.get("written_in")) for r in rows)
-    lines.append(f"{len(rows)} sentence(s): {restated} restated, then {edited} with words written in (listed first)")
+    sentences = sum(max(1, len(split(r["sentence"]))) for r in rows)  # as the front matter counts them
+    lines.append(f"{len(rows)} item(s), {sentences} sentence(s): {restated} restated, then {edited} with words "
+                 "written in (listed first)")
     return lines
