@@ -288,6 +288,14 @@ class WorkspaceAPI:
         meta, body = read_article(path)
         return ArticleText(slug=str(meta.get("slug") or path.stem), path=path, meta=meta, markdown=body)
 
+    def article_review(self, slug: str) -> list[dict[str, Any]]:
+        """Each sentence of an article beside its source sentence(s) in the pages' words, and the words the
+        writer wrote in (`nonseq articles review`): `[{"sentence", "made", "sources": [{"n", "text"}],
+        "written_in"}]`, restated first, then those with words written in."""
+        from nonseq.writing.articles import find_article, read_review
+
+        return read_review(find_article(self.ws.articles_dir, slug))
+
     # -- the support check ------------------------------------------------------------------------
     def check_support(self, claim: str, source: str) -> float:
         """How strongly `source` supports `claim`, in [0, 1]; 0.5 decides (verify.support.check_support)."""

@@ -128,6 +128,11 @@ def get_article(api: WorkspaceAPI, args: dict[str, Any]) -> dict[str, Any]:
             "markdown": article.markdown}
 
 
+def review_article(api: WorkspaceAPI, args: dict[str, Any]) -> dict[str, Any]:
+    """An article's sentences beside their source sentences and the words the writer wrote in."""
+    return {"slug": args["slug"], "sentences": plain(api.article_review(args["slug"]))}
+
+
 def source_category(api: WorkspaceAPI, url: str) -> str | None:
     """The category of a topic that researched this URL, or of a fact from it."""
     row = api.ws.db.execute(
@@ -175,6 +180,11 @@ TOOLS = [
     ToolSpec("get_article", "A written article: its Markdown and its front matter.",
              _schema({"slug": _text("Slug (or slug-2...) as list_topics shows it", max_length=200)},
                      ("slug",)), get_article),
+    ToolSpec("review_article", "Each sentence of a written article beside the source sentence(s) it came from, "
+             "in the pages' own words, with the words the writer wrote in (a frame, a year, a name): restated "
+             "sentences first, then those with words written in.",
+             _schema({"slug": _text("Slug (or slug-2...) as list_topics shows it", max_length=200)},
+                     ("slug",)), review_article),
     ToolSpec("propose_fact", "Propose a fact with the verbatim quote and source URL it stands on; it "
              "waits for a person's review (an agent can never promote, edit or delete).",
              _schema({"text": _text("The fact, in one or two sentences", max_length=1000),

@@ -28,7 +28,7 @@ FACTS = [
     ("The James Webb Space Telescope observed early galaxies in infrared light.", "science"),
 ]
 TOOLS = {"search_knowledge", "get_fact", "list_topics", "topic_status", "add_topic", "get_article",
-         "propose_fact"}
+         "review_article", "propose_fact"}
 
 
 def _env() -> dict[str, str]:
@@ -152,8 +152,28 @@ def test_an_agent_searches_adds_a_topic_and_proposes_a_fact(kb: Path, cli: Any) 
     assert [(f["id"], f["status"]) for f in pending] == [(seen["fact"]["id"], "pending")]
 
 
+def _article(folder: Path) -> list[dict[str, Any]]:
+    """An article and its prompt file with the review block, as the writer saves them; its review rows."""
+    from nonseq.writing.compose import SentenceRecord, review
+    from nonseq.writing.plan import SourceSentence, Unit
+    from nonseq.writing.writer import review_block
+
+    page = "The Sihwa Lake tidal power station opened in 2011."
+    unit = Unit([SourceSentence("c0.s0", page, 0, 0, "https://example.org/1", "Tides", "p", 1.0)], n=1)
+    rows = review([SentenceRecord(0, unit, "verbatim", f"According to Source 1, the{page[3:]}"),
+                   SentenceRecord(0, unit, "verbatim", page)])
+    articles = folder / "articles"
+    articles.mkdir()
+    (articles / "tides.md").write_text("---\ntitle: Tides\nslug: tides\nstatus: written\n"
+                                       "prompt: tides.prompt.md\n---\n# Tides\n", encoding="utf-8")
+    (articles / "tides.prompt.md").write_text(review_block(rows), encoding="utf-8")
+    return rows
+
+
 def test_writes_are_off_without_allow_writes(kb: Path, cli: Any) -> None:
-    """Without --allow-writes the write tools say so (description and answer) and change nothing."""
+    """Without --allow-writes the write tools say so (description and answer) and change nothing; an article's
+    review (each sentence beside its source and the words the writer wrote in) is a read."""
+    rows = _article(kb)
 
     async def body(client: Any) -> None:
         tools = {t.name: t for t in (await client.list_tools()).tools}
@@ -162,6 +182,13 @@ def test_writes_are_off_without_allow_writes(kb: Path, cli: Any) -> None:
         assert "nonseq mcp --allow-writes" in refused
         article = _error(await client.call_tool("get_article", {"slug": "missing"}))
         assert article.startswith("no article 'missing'")
+        reviewed = _data(await client.call_tool("review_article", {"slug": "tides"}))
+        assert reviewed == {"slug": "tides", "sentences": rows}
+        assert [r["written_in"] for r in reviewed["sentences"]] == [["According to Source 1,"], []]
+        assert reviewed["sentences"][0]["sources"] == [{"n": 1, "text": "The Sihwa Lake tidal power station "
+                                                                        "opened in 2011."}]
+        assert _error(await client.call_tool("review_article", {"slug": "missing"})).startswith(
+            "no article 'missing'")
 
     session(kb)(body)
     assert json.loads(cli("queue", "list", "--json").stdout) == []
