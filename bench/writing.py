@@ -93,6 +93,7 @@ def measure(written: Any) -> dict[str, Any]:
     from nonseq.text.voice import unframed
     from nonseq.text.words import tokens
     from nonseq.verify.rules import absent
+    from nonseq.writing.compose import review
 
     facts: dict[int, list[str]] = {}
     for n, text, _url, _title in written.plan.facts():
@@ -107,6 +108,7 @@ def measure(written: Any) -> dict[str, Any]:
     kept = sum(made.values()) or 1
     own = sum(r.made == "restated" and r.copy_ratio < 0.9 for r in written.records)
     body = "\n".join(line for line in written.body.splitlines() if not line.lstrip().startswith("#"))
+    rows = review(written.records)  # what `nonseq articles review` shows: the words the writer wrote in
     return {"stage": written.status, "reasons": written.quality.reasons,
             "sentences": written.grounding.sentences,
             "words": len(re.findall(r"[^\W_]+", _MARKERS.sub(" ", body))),
@@ -118,6 +120,9 @@ def measure(written: Any) -> dict[str, Any]:
             "verbatim_share": round(made["verbatim"] / kept, 3),
             "quoted_share": round(made["quoted"] / kept, 3), "own_words_share": round(own / kept, 3),
             "article_sentences": [s for s, _m in sents],
+            "review_items": len(rows), "written_in_items": sum(bool(r["written_in"]) for r in rows),
+            "written_in_words": sum(len(run.split()) for r in rows for run in r["written_in"]),
+            "review_words": sum(len(r["sentence"].split()) for r in rows),
             "units": len(written.records), "plan_rejected": written.plan.reasons(),
             "llm_calls": sum(a.kind != "quote" for r in written.records for a in r.attempts),
             "seconds": round(written.seconds, 1), "cpu_seconds": round(written.cpu_seconds, 1)}
@@ -294,7 +299,8 @@ def totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
          "repeated": sum(r["repeated"] for r in rows), "leaning": sum(r["leaning"] for r in rows),
          "leaning_excused": sum(r["leaning_excused"] for r in rows),
          "min_sentences": min((r["sentences"] for r in rows), default=0),
-         **{k: sum(r[k] for r in rows) for k in ("restated", "verbatim", "quoted", "dropped")},
+         **{k: sum(r[k] for r in rows) for k in ("restated", "verbatim", "quoted", "dropped", "review_items",
+                                                 "written_in_items", "written_in_words", "review_words")},
          "own_words_share": round(sum(r["own_words_share"] * (r["restated"] + r["verbatim"] + r["quoted"])
                                       for r in rows) / kept, 3),
          "min_sources_cited": min((r["sources_cited"] for r in rows), default=0),
@@ -303,6 +309,7 @@ def totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
          "cpu_seconds": round(sum(r["cpu_seconds"] for r in rows), 1)}
     for k in ("restated", "verbatim", "quoted"):
         t[f"{k}_share"] = round(t[k] / kept, 3)
+    t["written_in_word_share"] = round(t["written_in_words"] / (t["review_words"] or 1), 3)
     t["goal"] = {"all_written": t["written"] == t["topics"], "no_absent": t["absent"] == 0,
                  "no_junk_or_repeats": t["junk"] + t["repeated"] == 0,
                  "min_8_sentences": t["min_sentences"] >= 8,
@@ -355,6 +362,8 @@ def main(argv: list[str] | None = None) -> int:
           f"junk {t['junk']}  repeated {t['repeated']}  restated {t['restated_share']:.0%} "
           f"verbatim {t['verbatim_share']:.0%} quoted {t['quoted_share']:.0%} dropped {t['dropped']}  "
           f"own words {t['own_words_share']:.0%}  {t['seconds']} s (max {t['max_seconds']} s/article)")
+    print(f"review: {t['written_in_items']} of {t['review_items']} items with words written in, "
+          f"{t['written_in_words']} of {t['review_words']} words ({t['written_in_word_share']:.1%})")
     lab = result["labels"]
     print("labels: " + ", ".join(f"{k} {v}" for k, v in lab["counts"].items())
           + f"  keep share {lab['keep_share']:.1%} of {lab['sentences']} (goal >= 95% keep, 0 false)")

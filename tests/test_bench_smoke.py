@@ -147,6 +147,9 @@ def test_night_smoke(only_nonseq: Path) -> None:
 def test_writing_and_its_audit_smoke(tmp_path: Path, only_nonseq: Path) -> None:
     got = bench(only_nonseq, "writing", "--limit", "1", "--llm", "echo", "--out", str(tmp_path), "--json")
     assert len(got["topics"]) == 1 and {"split", "total"} <= set(got)
+    total = got["total"]  # what the review shows: items with words the writer wrote in
+    assert 0 <= total["written_in_items"] <= total["review_items"] == got["topics"][0]["review_items"] > 0
+    assert total["written_in_word_share"] == round(total["written_in_words"] / total["review_words"], 3) < 1
     scored = bench(only_nonseq, "writing_audit", "score", str(tmp_path), "--labels", str(tmp_path / "labels.json"),
                    "--json")
     assert scored[str(tmp_path)]["topics"] == 1
