@@ -122,10 +122,15 @@ class SentenceRecord:
     named_from: list[str] = field(default_factory=list)  # page sentences a name in the text was read from
 
     @property
+    def page_sources(self) -> list[str]:
+        """Its source sentences in their page's words (before markers went and dates came in)."""
+        return [s.page or s.text for s in self.unit.sentences]
+
+    @property
     def evidence(self) -> list[str]:
         """What the sentence rests on, in its page's words: its source sentences, then any sentence of the
         same page a name in it was read from ("The agency" named as the page names it)."""
-        return [*(s.page or s.text for s in self.unit.sentences), *self.named_from]
+        return [*self.page_sources, *self.named_from]
 
     @property
     def copy_ratio(self) -> float:
@@ -576,7 +581,7 @@ def review(records: list[SentenceRecord]) -> list[dict[str, Any]]:
     order."""
     rows = [{"sentence": r.text, "made": r.made,
              "sources": [{"n": r.unit.n, "text": text} for text in r.evidence],
-             "written_in": written_in(r.text, [s.page or s.text for s in r.unit.sentences])}
+             "written_in": written_in(r.text, r.page_sources)}
             for r in records if r.made != "dropped"]
     return sorted(rows, key=lambda row: (row["made"] != "restated", not row["written_in"]))
 
