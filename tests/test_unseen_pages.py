@@ -13,6 +13,7 @@ from nonseq.text.definite import opening_points_back, unnamed_speaker
 from nonseq.text.furniture import clean_inline, furniture_reason
 from nonseq.text.language import language
 from nonseq.text.leaning import leaning_reason, surname_referent
+from nonseq.text.names import full_names
 from nonseq.text.parse import fragment
 from nonseq.text.prose import reject_reason
 from nonseq.text.sentences import split, strip_dateline
@@ -480,6 +481,19 @@ def test_every_surname_of_a_sentence_is_named_and_a_rank_is_a_title() -> None:
     assert standing([rec], "Impeachment hearings", {"http://127.0.0.1/0": page}) == [rec]
     assert rec.text == "Alexander Vindman and Jennifer Williams told lawmakers that the request was inappropriate."
     assert rec.named_from == [page[0]]
+
+
+def test_a_heading_that_opens_on_a_verb_gives_no_full_name() -> None:
+    """A tune article kept "... and Vindman reported to him": the page's subheading "4. Questioning Vindman's
+    judgment" gave "Vindman" a second full name, "Questioning Vindman", so no one full name was put back. A
+    heading's opening "-ing" verb is no first name; a sentence's opening name ending in "-ing" still is."""
+    page = ["Republicans questioned the judgment of another witness, Alexander Vindman, an expert.",
+            "4. Questioning Vindman's judgment",
+            "After Fiona Hill left the NSC, it was Morrison who took over, and Vindman reported to him."]
+    assert full_names(tuple(page))["Vindman"] == ["Alexander Vindman"]
+    assert surname_referent(page[2], page, ["Tim Morrison testified."]) == ("Vindman", "Alexander Vindman")
+    assert full_names(("Sterling Brown scored 20 points for the Bucks.",))["Brown"] == ["Sterling Brown"]
+    assert full_names(("Manning Marable wrote the book.",))["Marable"] == ["Manning Marable"]
 
 
 def test_a_surname_joined_to_a_persons_name_is_a_person() -> None:

@@ -58,6 +58,18 @@ def _apart(core: list[str], page: Sequence[str]) -> bool:
     return any(alone.search(s) for s in page)
 
 
+#: How a sentence ends; a page's line without it is a heading or a label.
+_CLOSED = re.compile(r"[.!?…:][\"”’')\]]*\s*$")
+
+
+def _gerund_heading(core: list[str], doc: Any) -> bool:
+    """True when a name's first word is the "-ing" verb a heading opens on and the recogniser reads no person
+    there ("4. Questioning Vindman's judgment": no first name "Questioning")."""
+    first = next((t for t in doc if t.is_alpha), None)
+    return (first is not None and first.text == core[0] and core[0].lower().endswith("ing")
+            and not _CLOSED.search(doc.text) and " ".join(core) not in people(doc.text))
+
+
 @lru_cache(maxsize=256)
 def full_names(page: tuple[str, ...]) -> dict[str, list[str]]:
     """Surname -> full names, for every name of two or three words a page gives ("Hyatt": ["Dave Hyatt"])."""
@@ -69,7 +81,7 @@ def full_names(page: tuple[str, ...]) -> dict[str, list[str]]:
             if len(core) == 3 and _apart(core, page):  # "Ukraine Kurt Volker": a place or a team before a name
                 core = core[1:]
             if 2 <= len(core) <= 3 and all(w.replace("-", "").replace("'", "").replace(".", "").isalpha()
-                                           for w in core):
+                                           for w in core) and not _gerund_heading(core, doc):
                 names = out.setdefault(core[-1], [])
                 names += [" ".join(core)] if " ".join(core) not in names else []
     return out
