@@ -536,6 +536,25 @@ def test_a_sentence_that_says_whose_it_is_is_not_framed_again() -> None:
     assert own_words(unsaid, 40)[2].endswith(" According to Vox, Delhi is not doomed to follow this curve.")
 
 
+def test_a_reaction_in_the_pages_voice_is_framed_as_its_pages() -> None:
+    """A tune article said "The lack of resolution has been discouraging, given that many analysts believe ..."
+    in its own voice (read `unattributed`): a verb of emotion's "-ing" form said of a thing (Levin's amuse verbs)
+    is its writer's reaction, and the analysts' "believe" does not reach it. One whose holder says it, or an
+    "-ing" that is a verb, is no reaction."""
+    lack = ("The lack of resolution has been discouraging, given that many analysts believe that the "
+            "administration is tackling only the easiest issues.")
+    assert opinion(lack) == "reaction: discouraging"
+    assert opinion("It is astounding that the prince went ahead with the interview.") == "reaction: astounding"
+    assert opinion("The roller-coaster ride has been exasperating for businesses.") == "reaction: exasperating"
+    for none in ("Analysts said the delay has been discouraging.", "The delay has been discouraging, analysts said.",
+                 "According to analysts, the delay has been discouraging.",
+                 "WeWork is now engaging in major cost-cutting measures.", "The storm is threatening the coast.",
+                 "If it gets bad enough, it can be life threatening.", "Bloomberg is moving into the race."):
+        assert opinion(none) == "", none
+    unit = Unit([SourceSentence("c0.s0", lack, 0, 0, "http://127.0.0.1/nyt", "Trade war", "p", 1.0, site="NYTimes")])
+    assert own_words(unit, 40)[2] == f"According to NYTimes, the lack{lack[len('The lack'):]}"
+
+
 def test_a_pages_order_is_given_as_its_advice_and_verified_in_its_words() -> None:
     """An order ("Start by ...", "To get started, simply start ...", "Don't forget ...") is a recommendation: it
     is framed as its page's advice in its words, never said in the article's voice (and not as a quotation, so a

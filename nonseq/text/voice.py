@@ -60,6 +60,33 @@ INTENSIFIERS = frozenset(("very", "extremely", "incredibly", "truly", "hugely", 
                           "awfully", "exceptionally", "immensely", "insanely", "ridiculously", "absurdly"))
 #: Adjectives "very" marks as the same one, not as more of a quality ("the very first", "the very end").
 _IDENTITY = frozenset(("first", "last", "same", "next", "own", "beginning", "end"))
+#: Verbs of emotion (Levin 1993, class 31.1, the "amuse" verbs), whose "-ing" form said of a thing is the
+#: writer's reaction to it ("has been discouraging", "It is astounding that ..."). Not those whose "-ing" is
+#: mostly another sense ("moving", "engaging in", "wearing", "affecting", "concerning" as a preposition).
+_AMUSE = frozenset(("abash", "affront", "aggravate", "aggrieve", "agitate", "agonize", "alarm", "alienate", "amaze",
+                    "amuse", "anger", "annoy", "antagonize", "appal", "appall", "appease", "arouse", "assuage",
+                    "astonish", "astound", "baffle", "beguile", "bewilder", "bewitch", "boggle", "bore", "bother",
+                    "calm", "captivate", "charm", "cheer", "chill", "comfort", "confound", "confuse", "console",
+                    "daunt", "daze", "deject", "delight", "demoralize", "depress", "devastate", "disappoint", "disarm",
+                    "discomfit", "disconcert", "discourage", "disgrace", "disgruntle", "disgust", "dishearten",
+                    "disillusion", "dismay", "dispirit", "displease", "disquiet", "distract", "distress", "disturb",
+                    "dumbfound", "elate", "electrify", "embarrass", "embolden", "enchant", "encourage", "engross",
+                    "enlighten", "enliven", "enrage", "enrapture", "entertain", "enthral", "enthrall", "entice",
+                    "entrance", "exasperate", "excite", "exhaust", "exhilarate", "fascinate", "faze", "flabbergast",
+                    "flatter", "fluster", "frighten", "frustrate", "gall", "galvanize", "gladden", "gratify", "grieve",
+                    "harass", "haunt", "horrify", "humble", "humiliate", "hypnotize", "impress", "incense", "inspire",
+                    "insult", "interest", "intimidate", "intrigue", "invigorate", "irk", "irritate", "jar", "madden",
+                    "mesmerize", "mollify", "mortify", "mystify", "nettle", "offend", "outrage", "overawe", "overwhelm",
+                    "pacify", "pain", "peeve", "perplex", "perturb", "petrify", "pique", "placate", "please", "provoke",
+                    "puzzle", "rankle", "reassure", "refresh", "rejuvenate", "relax", "relieve", "repel", "repulse",
+                    "revitalize", "revolt", "rile", "rivet", "sadden", "satisfy", "scandalize", "scare", "shame",
+                    "shock", "sicken", "sober", "soothe", "spook", "startle", "stimulate", "stun", "stupefy",
+                    "surprise", "tantalize", "terrify", "terrorize", "threaten", "thrill", "tire", "titillate",
+                    "torment", "trouble", "unnerve", "unsettle", "upset", "vex", "weary", "worry", "wow"))
+#: Verbs that link a subject to what is said of it ("is", "seems", "has become").
+_LINKING = frozenset(("be", "seem", "become", "remain", "prove", "look", "sound", "appear", "feel", "get"))
+#: What an "-ing" form takes that shows it is a verb, not a reaction ("is threatening the coast", "life threatening").
+_VERB_ARGUMENTS = frozenset(("dobj", "ccomp", "xcomp", "dative", "attr", "npadvmod", "compound"))
 #: Words that already say whose a sentence's claim is.
 ATTRIBUTED = re.compile(
     r"\b(?:says?|said|saying|told|tells|according to|writes?|wrote|argues?|argued|claims?|claimed|"
@@ -104,13 +131,48 @@ def opinion(sentence: str) -> str:
     """What makes the sentence an opinion, verdict or prediction when it names no holder ("" if none)."""
     own = unquoted(sentence)
     if attributed(own):
-        return ""
+        return _reaction(own, held=True)  # "..., given that many analysts believe ...": not the analysts' reaction
     for kind, pattern in (("verdict", _EVALUATIVE), ("stance", _STANCE), ("recommendation", _RECOMMEND),
                           ("prediction", _PREDICT), ("speculation", _HEDGE)):
         m = pattern.search(own)
         if m:
             return f"{kind}: {m.group(m.lastindex or 0).lower()}"
-    return _intensified(own) or _quoted_words(sentence)
+    return _intensified(own) or _reaction(own) or _quoted_words(sentence)
+
+
+def _amuse_verb(word: str) -> bool:
+    """True for the "-ing" form of a verb of emotion (`_AMUSE`: "discouraging", "stunning", "surprising")."""
+    stem = word.lower()[:-3] if word.lower().endswith("ing") else ""
+    return bool(stem) and (stem in _AMUSE or stem + "e" in _AMUSE
+                           or (len(stem) > 3 and stem[-1] == stem[-2] and stem[:-1] in _AMUSE))
+
+
+def _reaction(text: str, held: bool = False) -> str:
+    """A verb of emotion's "-ing" form said of what the sentence is about, the writer's reaction to it: after a
+    linking verb ("It is astounding that ...", "was all the more disturbing") or as a progressive with nothing
+    it acts on ("The lack of resolution has been discouraging"; not "is engaging in", nor "life threatening").
+    `held`: the text has words that say whose a claim is, so only a reaction whose clause none of them governs
+    or joins counts ("Analysts said it was discouraging" and "It was discouraging, analysts said" are theirs)."""
+    if "ing" not in text:
+        return ""
+    from nonseq.text.parse import parse
+
+    for t in parse(text):
+        if not _amuse_verb(t.text) or any(c.dep_ in _VERB_ARGUMENTS for c in t.children):
+            continue
+        clause = t.head if t.dep_ == "acomp" else t
+        linked = t.dep_ == "acomp" and t.head.lemma_ in _LINKING and not any(c.dep_ == "nsubj" for c in t.children)
+        progressive = t.tag_ == "VBG" and any(c.dep_ == "aux" and c.lemma_ == "be" for c in t.children)
+        if (linked or progressive) and not (held and _held_clause(clause)):
+            return f"reaction: {t.lower_}"
+    return ""
+
+
+def _held_clause(clause: object) -> bool:
+    """True when a word that says whose a claim is governs the clause, or hangs on it directly ("..., analysts
+    said", "according to ..."): the clause is that holder's."""
+    near = [*getattr(clause, "ancestors", []), *getattr(clause, "children", [])]
+    return any(w.lower_ == "according" or ATTRIBUTED.fullmatch(w.lower_) for w in near)
 
 
 #: What names a term before its quotation marks ("the term often used is “bird fancier's lung”").

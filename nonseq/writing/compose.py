@@ -303,8 +303,9 @@ def own_words(unit: Unit, max_quote_words: int, names: frozenset[str] = frozense
 
 def _as_held(sentence: str, name: str, names: frozenset[str]) -> str:
     """A sentence of someone's view framed as its page's (an order as its advice), unless its own words say
-    whose it is ("..., Prakash said": a frame on top would attribute it twice, and take away its "But")."""
-    if attributed(sentence):
+    whose it is ("..., Prakash said": a frame on top would attribute it twice, and take away its "But"); a view
+    its holder words do not reach is still framed ("... has been discouraging, given that analysts believe ...")."""
+    if attributed(sentence) and not opinion(sentence):
         return sentence
     return (advises if order(sentence) else according_to)(sentence, name, _keeps_case(sentence, names))
 
