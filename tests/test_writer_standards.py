@@ -549,7 +549,9 @@ def test_a_reaction_in_the_pages_voice_is_framed_as_its_pages() -> None:
     for none in ("Analysts said the delay has been discouraging.", "The delay has been discouraging, analysts said.",
                  "According to analysts, the delay has been discouraging.",
                  "WeWork is now engaging in major cost-cutting measures.", "The storm is threatening the coast.",
-                 "If it gets bad enough, it can be life threatening.", "Bloomberg is moving into the race."):
+                 "If it gets bad enough, it can be life threatening.", "Bloomberg is moving into the race.",
+                 "The crowd was cheering loudly.", "Investors are worrying about the deal.",
+                 "She is agonizing over the decision."):  # what a subject feels is no reaction to it
         assert opinion(none) == "", none
     unit = Unit([SourceSentence("c0.s0", lack, 0, 0, "http://127.0.0.1/nyt", "Trade war", "p", 1.0, site="NYTimes")])
     assert own_words(unit, 40)[2] == f"According to NYTimes, the lack{lack[len('The lack'):]}"

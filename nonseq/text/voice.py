@@ -13,9 +13,11 @@ sentence as the source's.
 from __future__ import annotations
 
 import re
+from typing import Any
 from urllib.parse import urlsplit
 
 from nonseq.text.prose import QUOTATION, result_line, unquoted
+from nonseq.text.reference_words import COLLECTIVE, PEOPLE
 from nonseq.text.sentences import strip_dateline
 from nonseq.text.words import tokens
 
@@ -83,6 +85,8 @@ _AMUSE = frozenset(("abash", "affront", "aggravate", "aggrieve", "agitate", "ago
                     "shock", "sicken", "sober", "soothe", "spook", "startle", "stimulate", "stun", "stupefy",
                     "surprise", "tantalize", "terrify", "terrorize", "threaten", "thrill", "tire", "titillate",
                     "torment", "trouble", "unnerve", "unsettle", "upset", "vex", "weary", "worry", "wow"))
+#: Pronouns for people: a progressive verb of emotion on one says what they feel ("they are worrying").
+_PERSONAL = frozenset(("i", "you", "he", "she", "we", "they", "who", "everyone", "people"))
 #: Verbs that link a subject to what is said of it ("is", "seems", "has become").
 _LINKING = frozenset(("be", "seem", "become", "remain", "prove", "look", "sound", "appear", "feel", "get"))
 #: What an "-ing" form takes that shows it is a verb, not a reaction ("is threatening the coast", "life threatening").
@@ -162,10 +166,23 @@ def _reaction(text: str, held: bool = False) -> str:
             continue
         clause = t.head if t.dep_ == "acomp" else t
         linked = t.dep_ == "acomp" and t.head.lemma_ in _LINKING and not any(c.dep_ == "nsubj" for c in t.children)
-        progressive = t.tag_ == "VBG" and any(c.dep_ == "aux" and c.lemma_ == "be" for c in t.children)
+        progressive = (t.tag_ == "VBG" and any(c.dep_ == "aux" and c.lemma_ == "be" for c in t.children)
+                       and _stimulus_progressive(t))
         if (linked or progressive) and not (held and _held_clause(clause)):
             return f"reaction: {t.lower_}"
     return ""
+
+
+def _stimulus_progressive(verb: Any) -> bool:
+    """True when a progressive verb of emotion says what its subject does to people, not what its subject feels:
+    the subject is no person or group ("The crowd was cheering", "Investors are worrying about ...", "She is
+    agonizing over it" are not reactions) and no preposition but one naming who feels it follows ("exasperating
+    for businesses")."""
+    if any(c.dep_ in ("prt", "agent") or (c.dep_ == "prep" and c.lower_ not in ("for", "to")
+                                             and any(g.dep_ == "pobj" for g in c.children)) for c in verb.children):
+        return False  # "worrying about the deal", "relaxing on the beach" (not "given that ...")
+    return not any(c.dep_ == "nsubj" and (c.pos_ == "PROPN" or c.lower_ in _PERSONAL
+                                          or c.lemma_.lower() in PEOPLE | COLLECTIVE) for c in verb.children)
 
 
 def _held_clause(clause: object) -> bool:
