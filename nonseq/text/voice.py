@@ -62,7 +62,7 @@ INTENSIFIERS = frozenset(("very", "extremely", "incredibly", "truly", "hugely", 
                           "awfully", "exceptionally", "immensely", "insanely", "ridiculously", "absurdly"))
 #: Adjectives "very" marks as the same one, not as more of a quality ("the very first", "the very end").
 _IDENTITY = frozenset(("first", "last", "same", "next", "own", "beginning", "end"))
-#: Verbs of emotion (Levin 1993, class 31.1, the "amuse" verbs), whose "-ing" form said of a thing is the
+#: Verbs of emotion (after Levin 1993, class 31.1, the "amuse" verbs), whose "-ing" form said of a thing is the
 #: writer's reaction to it ("has been discouraging", "It is astounding that ..."). Not those whose "-ing" is
 #: mostly another sense ("moving", "engaging in", "wearing", "affecting", "concerning" as a preposition).
 _AMUSE = frozenset(("abash", "affront", "aggravate", "aggrieve", "agitate", "agonize", "alarm", "alienate", "amaze",
@@ -185,11 +185,11 @@ def _stimulus_progressive(verb: Any) -> bool:
                                           or c.lemma_.lower() in PEOPLE | COLLECTIVE) for c in verb.children)
 
 
-def _held_clause(clause: object) -> bool:
+def _held_clause(clause: Any) -> bool:
     """True when a word that says whose a claim is governs the clause, or hangs on it directly ("..., analysts
     said", "according to ..."): the clause is that holder's."""
-    near = [*getattr(clause, "ancestors", []), *getattr(clause, "children", [])]
-    return any(w.lower_ == "according" or ATTRIBUTED.fullmatch(w.lower_) for w in near)
+    return any(w.lower_ == "according" or ATTRIBUTED.fullmatch(w.lower_)
+               for w in (*clause.ancestors, *clause.children))
 
 
 #: What names a term before its quotation marks ("the term often used is “bird fancier's lung”").
