@@ -10,6 +10,7 @@ from functools import lru_cache
 from typing import Any
 
 from nonseq.text.parse import parse, people
+from nonseq.text.prose import SENTENCE_END
 from nonseq.text.reference_words import TITLES
 
 
@@ -58,16 +59,12 @@ def _apart(core: list[str], page: Sequence[str]) -> bool:
     return any(alone.search(s) for s in page)
 
 
-#: How a sentence ends; a page's line without it is a heading or a label.
-_CLOSED = re.compile(r"[.!?…:][\"”’')\]]*\s*$")
-
-
 def _gerund_heading(core: list[str], doc: Any) -> bool:
     """True when a name's first word is the "-ing" verb a heading opens on and the recogniser reads no person
     there ("4. Questioning Vindman's judgment": no first name "Questioning")."""
     first = next((t for t in doc if t.is_alpha), None)
     return (first is not None and first.text == core[0] and core[0].lower().endswith("ing")
-            and not _CLOSED.search(doc.text) and " ".join(core) not in people(doc.text))
+            and not SENTENCE_END.search(doc.text.rstrip()) and " ".join(core) not in people(doc.text))
 
 
 @lru_cache(maxsize=256)

@@ -24,7 +24,8 @@ LONG_LINE_WORDS = 25
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
 #: Scripts written without spaces (CJK, kana, Thai): about two characters a word.
 _UNSPACED = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
-_SENTENCE_END = re.compile(r"[.!?…:;。！？][\"'”’»)\]]*$")
+#: How a sentence or a sentence-like line ends; a line without it is a heading or a label.
+SENTENCE_END = re.compile(r"[.!?…:;。！？][\"'”’»)\]]*$")
 #: A table row (tables are data, and data is a fact).
 _TABLE_ROW = re.compile(r"^\|.*\|$")
 #: A list item: "- x", "* x", "• x", "1) x", "1. x".
@@ -68,7 +69,7 @@ def _sentence_like(line: str, n_words: int) -> bool:
         return True
     if _BULLET.match(line):
         return n_words >= 4 and not _URL.search(line) and not _title_case(line)
-    return n_words >= SENTENCE_WORDS and bool(_SENTENCE_END.search(line.rstrip()))
+    return n_words >= SENTENCE_WORDS and bool(SENTENCE_END.search(line.rstrip()))
 
 
 def _logical_lines(text: str) -> list[str]:
@@ -78,7 +79,7 @@ def _logical_lines(text: str) -> list[str]:
         line = raw.strip()
         if not line:
             continue
-        if (lines and line[0].islower() and not _SENTENCE_END.search(lines[-1])
+        if (lines and line[0].islower() and not SENTENCE_END.search(lines[-1])
                 and not _BULLET.match(line)):
             lines[-1] = f"{lines[-1]} {line}"
         else:
